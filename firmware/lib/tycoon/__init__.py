@@ -1,0 +1,1 @@
+"""Matchstick Tycoon rules engine, shared by the Pico firmware and the host tools."""

@@ -1,0 +1,348 @@
+"""The game: setup, the three actions (play, pass, return), undo, and the rules that bind them.
+
+State is plain data: lists of ints indexed by seat - 1, a few ints for the table, and a
+bytearray log of the actions taken. Nothing here does I/O, reads a clock or draws at random.
+An illegal action raises IllegalAction with one code and leaves the game exactly as it was.
+"""
+from tycoon.cards import G, H, cost, card_type
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+PLAY = const(0)
+PASS = const(1)
+RETURN = const(2)
+
+# Event flags returned by each action, for announcements.
+REVOLUTION = const(1)   # the strength order turned over
+FORCED = const(2)       # strongest value: everyone else took a stick
+CLEARED = const(4)      # the table was cleared
+OUT = const(8)          # the acting seat went out
+FINISHED = const(16)    # one player left: the game is over
+
+EXPANSIONS = ("none", "gh2", "gh4")
+BASE_DECK = const(56)
+MAX_PLAY = const(5)
+
+
+class IllegalAction(Exception):
+    """An action the rules forbid. `code` is one short word such as 'not-stronger'."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def deck_size(expansion="none"):
+    """Cards in the deck: 56, plus 2 or 4 copies each of G and H."""
+    return BASE_DECK + 4 * EXPANSIONS.index(expansion)
+
+
+def default_hands(players, expansion="none"):
+    """Cards per seat: 15 each for 2-3 players, else the whole deck, extras to the lowest seats."""
+    if players <= 3:
+        return [15] * players
+    deck = deck_size(expansion)
+    return [deck // players + (1 if seat < deck % players else 0) for seat in range(players)]
+
+
+class Game:
+    """One game of Matchstick Tycoon, from the deal to the last rank.
+
+    Seats are 1..players. `cards`, `sticks` and `ranks` are lists indexed by seat - 1; a rank
+    of 0 means still playing. `turn` is the seat to act, 0 once the game is finished.
+    """
+
+    def __init__(self, players, dealer=1, expansion="none", revolution=5, sticks=40, hands=None):
+        if not 2 <= players <= 8:
+            raise ValueError("players must be 2 to 8")
+        if not 1 <= dealer <= players:
+            raise ValueError("dealer must be a seat from 1 to %d" % players)
+        if expansion not in EXPANSIONS:
+            raise ValueError("expansion must be none, gh2 or gh4")
+        if revolution not in (4, 5):
+            raise ValueError("revolution must be 5 or 4")
+        if sticks < 0:
+            raise ValueError("sticks must not be negative")
+        if hands is None:
+            hands = default_hands(players, expansion)
+        if len(hands) != players:
+            raise ValueError("hands needs %d counts" % players)
+        for n in hands:
+            if n < 0:
+                raise ValueError("a hand cannot be negative")
+        if sum(hands) > deck_size(expansion):
+            raise ValueError("hands hold more cards than the deck (%d)" % deck_size(expansion))
+        self.players = players
+        self.dealer = dealer
+        self.expansion = expansion
+        self.revolution_size = revolution
+        self.tokens = sticks
+        self.hands = tuple(hands)
+        self.values = 16 if expansion == "none" else 18
+        self._gh_copies = 2 * EXPANSIONS.index(expansion)
+        self._log = bytearray()
+        self._reset()
+
+    def _reset(self):
+        n = self.players
+        self.cards = list(self.hands)
+        self.sticks = [1] * n
+        self.ranks = [0] * n
+        self.ranking = []
+        self.supply = self.tokens - n
+        self.revolution = False
+        self.turn = self.dealer
+        self.top_value = -1      # -1: the table is empty
+        self.top_count = 0
+        self.top_seat = 0
+        self.table_sticks = 0    # sticks lying on the cards of this trick
+        self._declined = 0       # bit seat-1 set: declined since the last play
+        self._played = bytearray(18)  # face-up copies per card type
+
+    # --- what the table and the order look like -------------------------------------------
+
+    @property
+    def finished(self):
+        return self.turn == 0
+
+    @property
+    def table(self):
+        """(value, count, seat, sticks) of the play on top, or None when the table is empty."""
+        if self.top_value < 0:
+            return None
+        return (self.top_value, self.top_count, self.top_seat, self.table_sticks)
+
+    def strongest(self):
+        """The strongest value of the order in force: F (H with G/H), or 0 in a revolution."""
+        return 0 if self.revolution else self.values - 1
+
+    def beats(self, value, other):
+        """True when `value` is stronger than `other` in the order in force."""
+        return value < other if self.revolution else value > other
+
+    def copies(self, face):
+        """How many copies of this face's card type the deck holds."""
+        return self._gh_copies if face >= G else 4
+
+    def played(self, face):
+        """How many copies of this face's card type lie face up (played) so far."""
+        return self._played[card_type(face)]
+
+    def next_seat(self, seat):
+        """The next seat clockwise after `seat` that is still in the game."""
+        for _ in range(self.players):
+            seat = seat % self.players + 1
+            if not self.ranks[seat - 1]:
+                return seat
+        return 0
+
+    def must_return(self):
+        """True when the seat to act has no cards and so can only return a stick."""
+        return self.turn != 0 and self.cards[self.turn - 1] == 0
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def check_play(self, faces, value=None, seat=None):
+        """Validate a play without making it. Returns (value, sticks it costs)."""
+        self._check_turn(seat)
+        p = self.turn - 1
+        if not self.cards[p]:
+            raise IllegalAction("must-return")
+        n = len(faces)
+        if n > MAX_PLAY:
+            raise IllegalAction("too-many-cards")
+        if n == 0 or (self.top_value >= 0 and n != self.top_count):
+            raise IllegalAction("wrong-count")
+        if n > self.cards[p]:
+            raise IllegalAction("not-in-hand")
+        for face in faces:
+            if not 0 <= face < self.values:
+                raise IllegalAction("no-such-card")
+        if value is None:
+            value = faces[0]
+            for face in faces:
+                if face != value:
+                    raise IllegalAction("mixed-values")
+        if not 0 <= value < self.values:
+            raise IllegalAction("no-such-value")
+        total = 0
+        for face in faces:
+            kind = card_type(face)
+            used = self._played[kind]
+            for other in faces:
+                if card_type(other) == kind:
+                    used += 1
+            if used > self.copies(face):
+                raise IllegalAction("no-such-card")
+            c = cost(face, value)
+            if c is None:
+                raise IllegalAction("impossible-shape")
+            total += c
+        if self.top_value >= 0 and not self.beats(value, self.top_value):
+            raise IllegalAction("not-stronger")
+        if total > self.sticks[p]:
+            raise IllegalAction("not-enough-sticks")
+        return value, total
+
+    def play(self, faces, value=None, seat=None):
+        """Play cards of `faces` (as written) as `value` (default: the face). Returns event flags."""
+        explicit = value is not None
+        value, total = self.check_play(faces, value, seat)
+        self._log.append(PLAY << 6 | len(faces) << 3 | (self.turn - 1))
+        self._log.append(value | (0x80 if explicit else 0))
+        self._log.extend(bytes(faces))
+        return self._play(faces, value, total)
+
+    def pass_turn(self, seat=None):
+        """Pass: decline to play and take one matchstick. Returns event flags."""
+        self._check_turn(seat)
+        if not self.cards[self.turn - 1]:
+            raise IllegalAction("must-return")
+        if self.top_value < 0:
+            raise IllegalAction("cannot-pass")
+        self._log.append(PASS << 6 | (self.turn - 1))
+        return self._pass()
+
+    def return_stick(self, seat=None):
+        """Return one matchstick: the only action of a seat with no cards. Returns event flags."""
+        self._check_turn(seat)
+        if self.cards[self.turn - 1]:
+            raise IllegalAction("has-cards")
+        self._log.append(RETURN << 6 | (self.turn - 1))
+        return self._return()
+
+    def undo(self):
+        """Take back the last action. Returns False when there is none."""
+        log = self._log
+        if not log:
+            return False
+        end = 0
+        last = 0
+        while end < len(log):
+            last = end
+            end += 1 if log[end] >> 6 else 2 + (log[end] >> 3 & 7)
+        self._log = bytearray()
+        self._reset()
+        for kind, _seat, faces, value, explicit in _decode(log[:last]):
+            if kind == PLAY:
+                self.play(faces, value if explicit else None)
+            elif kind == PASS:
+                self.pass_turn()
+            else:
+                self.return_stick()
+        return True
+
+    def actions(self):
+        """The actions so far, oldest first: (kind, seat, faces, value, explicit 'as')."""
+        return _decode(self._log)
+
+    def __len__(self):
+        return len(list(_decode(self._log)))
+
+    # --- rules ------------------------------------------------------------------------------
+
+    def _check_turn(self, seat):
+        if not self.turn:
+            raise IllegalAction("game-over")
+        if seat is not None and seat != self.turn:
+            raise IllegalAction("not-your-turn")
+
+    def _play(self, faces, value, total):
+        p = self.turn
+        n = len(faces)
+        self.cards[p - 1] -= n
+        self.sticks[p - 1] -= total
+        self.table_sticks += total
+        for face in faces:
+            self._played[card_type(face)] += 1
+        self.top_value = value
+        self.top_count = n
+        self.top_seat = p
+        self._declined = 0
+        events = 0
+        if n >= self.revolution_size:
+            self.revolution = not self.revolution
+            events |= REVOLUTION
+        if not self.cards[p - 1] and not self.sticks[p - 1]:
+            events |= self._go_out(p)
+            if events & FINISHED:
+                return events
+        if value == self.strongest():
+            for i in range(self.players):
+                if i != p - 1 and not self.ranks[i]:
+                    self.sticks[i] += 1
+                    self.supply -= 1
+            return events | FORCED | self._clear()
+        self.turn = self.next_seat(p)
+        return events
+
+    def _pass(self):
+        q = self.turn
+        self.sticks[q - 1] += 1
+        self.supply -= 1
+        return self._declined_by(q, 0)
+
+    def _return(self):
+        q = self.turn
+        self.sticks[q - 1] -= 1
+        self.supply += 1
+        events = 0
+        if not self.sticks[q - 1]:
+            events = self._go_out(q)
+            if events & FINISHED:
+                return events
+        return self._declined_by(q, events)
+
+    def _declined_by(self, q, events):
+        if self.top_value < 0:  # a leader with no cards returned: the next seat leads
+            self.turn = self.next_seat(q)
+            return events
+        self._declined |= 1 << (q - 1)
+        for i in range(self.players):
+            if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
+                self.turn = self.next_seat(q)
+                return events
+        return events | self._clear()
+
+    def _clear(self):
+        """Clear the table; the last player leads, or the next seat if they went out."""
+        self.supply += self.table_sticks
+        self.table_sticks = 0
+        seat = self.top_seat
+        self.top_value = -1
+        self.top_count = 0
+        self.top_seat = 0
+        self._declined = 0
+        self.turn = self.next_seat(seat) if self.ranks[seat - 1] else seat
+        return CLEARED
+
+    def _go_out(self, seat):
+        self.ranking.append(seat)
+        self.ranks[seat - 1] = len(self.ranking)
+        if len(self.ranking) < self.players - 1:
+            return OUT
+        last = self.next_seat(seat)
+        self.ranking.append(last)
+        self.ranks[last - 1] = self.players
+        self.turn = 0
+        return OUT | FINISHED
+
+
+def _decode(log):
+    i = 0
+    while i < len(log):
+        head = log[i]
+        kind = head >> 6
+        seat = (head & 7) + 1
+        if kind == PLAY:
+            n = head >> 3 & 7
+            value = log[i + 1]
+            yield kind, seat, tuple(log[i + 2:i + 2 + n]), value & 0x7F, bool(value & 0x80)
+            i += 2 + n
+        else:
+            yield kind, seat, (), -1, False
+            i += 1

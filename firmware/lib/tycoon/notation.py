@@ -1,0 +1,223 @@
+"""The game record: a line-based text notation, its reader and its writer.
+
+    players 4            # header lines first, each at most once
+    hands 14 14 14 14
+    1: play 3 3          # actions; the seat prefix is optional but must be the seat to act
+    play 6 9 as 9
+    pass
+    return
+
+The reader replays actions into a Game as it goes, so a record of any length needs no
+more memory than the game itself; the box journals in this notation too.
+"""
+from tycoon.cards import char, parse_char
+from tycoon.game import Game, IllegalAction, EXPANSIONS, PLAY, PASS, RETURN, default_hands, deck_size
+
+HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
+
+
+class NotationError(Exception):
+    """A line that is not valid notation. `message` says what is wrong."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+def _number(token):
+    if not token.isdigit():
+        raise NotationError("bad number '%s'" % token)
+    return int(token)
+
+
+def _card(token):
+    value = parse_char(token)
+    if value < 0:
+        raise NotationError("'%s' is not a card" % token)
+    return value
+
+
+def parse_line(line):
+    """Parse one line. Returns None (blank or comment), ("header", key, args, None) or
+    ("action", kind, (faces, value), seat) with seat None when no prefix is given."""
+    hash_at = line.find("#")
+    if hash_at >= 0:
+        line = line[:hash_at]
+    words = line.split()
+    if not words:
+        return None
+    seat = None
+    colon = words[0].find(":")
+    if colon >= 0:
+        rest = words[0][colon + 1:]
+        seat = _number(words[0][:colon])
+        words = ([rest] if rest else []) + words[1:]
+        if not words:
+            raise NotationError("seat %d: with no action" % seat)
+    word = words[0].lower()
+    args = words[1:]
+    if word in HEADERS:
+        if seat is not None:
+            raise NotationError("a seat prefix goes only before an action")
+        return ("header", word, args, None)
+    if word == "pass" or word == "return":
+        if args:
+            raise NotationError("unexpected '%s' after %s" % (args[0], word))
+        return ("action", PASS if word == "pass" else RETURN, None, seat)
+    if word != "play":
+        raise NotationError("unknown word '%s'" % words[0])
+    faces = []
+    value = None
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token.lower() == "as":
+            if i + 1 >= len(args):
+                raise NotationError("'as' needs a value")
+            if i + 2 < len(args):
+                raise NotationError("unexpected '%s' after the value" % args[i + 2])
+            value = _card(args[i + 1])
+            break
+        faces.append(_card(token))
+        i += 1
+    if not faces:
+        raise NotationError("play needs at least one card")
+    return ("action", PLAY, (faces, value), seat)
+
+
+class Reader:
+    """Feeds record lines one at a time; `game` is the game after the last legal action."""
+
+    def __init__(self):
+        self.game = None
+        self.lineno = 0
+        self._header = {}   # key -> (args, lineno)
+
+    def feed(self, line):
+        """Read the next line. Raises NotationError or IllegalAction; the game is unchanged then."""
+        self.lineno += 1
+        parsed = parse_line(line)
+        if parsed is None:
+            return 0
+        what, key, args, seat = parsed
+        if what == "header":
+            if self.game is not None:
+                raise NotationError("header '%s' after the first action" % key)
+            if key in self._header:
+                raise NotationError("header '%s' repeated" % key)
+            self._check_header(key, args)
+            self._header[key] = (args, self.lineno)
+            return 0
+        if self.game is None:
+            self.game = self._start()
+        game = self.game
+        if key == PLAY:
+            faces, value = args
+            return game.play(faces, value, seat)
+        if key == PASS:
+            return game.pass_turn(seat)
+        return game.return_stick(seat)
+
+    def finish(self):
+        """End of the record: a record with no actions still needs a valid header."""
+        if self.game is None:
+            self.game = self._start()
+        return self.game
+
+    def _check_header(self, key, args):
+        if key == "hands":
+            if not args:
+                raise NotationError("hands needs a card count for each seat")
+            for a in args:
+                _number(a)
+            return
+        if len(args) != 1:
+            raise NotationError("%s needs one %s" % (key, "word" if key == "expansion" else "number"))
+        arg = args[0]
+        if key == "expansion":
+            if arg.lower() not in EXPANSIONS:
+                raise NotationError("expansion must be none, gh2 or gh4")
+            return
+        n = _number(arg)
+        if key == "players" and not 2 <= n <= 8:
+            raise NotationError("players must be 2 to 8")
+        if key == "revolution" and n not in (4, 5):
+            raise NotationError("revolution must be 5 or 4")
+
+    def _start(self):
+        header = self._header
+        lineno = self.lineno
+        if "players" not in header:
+            self.lineno = max(lineno, 1)
+            raise NotationError("missing header 'players'")
+        players = int(header["players"][0][0])
+        dealer = 1
+        expansion = "none"
+        revolution = 5
+        sticks = 40
+        if "expansion" in header:
+            expansion = header["expansion"][0][0].lower()
+        if "revolution" in header:
+            revolution = int(header["revolution"][0][0])
+        if "sticks" in header:
+            sticks = int(header["sticks"][0][0])
+        if "dealer" in header:
+            args, at = header["dealer"]
+            dealer = int(args[0])
+            if not 1 <= dealer <= players:
+                self.lineno = at
+                raise NotationError("dealer must be a seat from 1 to %d" % players)
+        hands = default_hands(players, expansion)
+        if "hands" in header:
+            args, at = header["hands"]
+            if len(args) != players:
+                self.lineno = at
+                raise NotationError("hands needs %d counts, one per seat" % players)
+            hands = [int(a) for a in args]
+            if sum(hands) > deck_size(expansion):
+                self.lineno = at
+                raise NotationError("hands hold %d cards, more than the deck's %d"
+                                    % (sum(hands), deck_size(expansion)))
+        self.lineno = lineno
+        return Game(players, dealer, expansion, revolution, sticks, hands)
+
+
+def load(lines):
+    """Replay a record. Returns (game, error): error is None or (line, kind, code) where kind
+    is 'syntax' (code: a message) or 'illegal' (code: the rule's code). The game is the
+    state after the last legal action, None when the header itself is bad."""
+    reader = Reader()
+    try:
+        for line in lines:
+            reader.feed(line)
+        reader.finish()
+    except NotationError as err:
+        return reader.game, (reader.lineno, "syntax", err.message)
+    except IllegalAction as err:
+        return reader.game, (reader.lineno, "illegal", err.code)
+    return reader.game, None
+
+
+def header_text(game):
+    """The canonical header lines of a game, newline-terminated."""
+    return "players %d\ndealer %d\nexpansion %s\nrevolution %d\nsticks %d\nhands %s\n" % (
+        game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+        " ".join([str(n) for n in game.hands]))
+
+
+def action_text(kind, seat, faces=(), value=-1, explicit=False):
+    """One canonical action line, newline-terminated: '2: play 6 9 as 9'."""
+    if kind == PLAY:
+        text = "%d: play %s" % (seat, " ".join([char(f) for f in faces]))
+        if explicit:
+            text += " as " + char(value)
+        return text + "\n"
+    return "%d: %s\n" % (seat, "pass" if kind == PASS else "return")
+
+
+def write(game):
+    """The canonical record of a game: header, then one 'S: action' line per action."""
+    parts = [header_text(game)]
+    for action in game.actions():
+        parts.append(action_text(*action))
+    return "".join(parts)

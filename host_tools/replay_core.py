@@ -1,0 +1,98 @@
+"""Replay game records and print the outcome: the body of `matchbox replay`.
+
+Portable on purpose: CPython imports it, and `--runtime micropython` runs this very file
+under the MicroPython unix port (with firmware/lib on its path), so both print the same bytes.
+"""
+import sys
+
+from tycoon import notation, state
+from tycoon.cards import char
+
+STATUS = {None: 0, "illegal": 1, "syntax": 2}
+
+
+def summary(game):
+    """A readable picture of the state: turn, table, strength, every seat."""
+    lines = []
+    if game.finished:
+        lines.append("Finished")
+    else:
+        lines.append("Turn: seat %d%s" % (game.turn, " (must return a stick)" if game.must_return() else ""))
+    table = game.table
+    if table is None:
+        lines.append("Table: empty")
+    else:
+        lines.append("Table: %d x %s by seat %d, %d stick%s on it" % (
+            table[1], char(table[0]), table[2], table[3], "" if table[3] == 1 else "s"))
+    if game.revolution:
+        lines.append("Strength: revolution, 0 strongest")
+    else:
+        lines.append("Strength: normal, %s strongest" % char(game.strongest()))
+    lines.append("Supply: %d" % game.supply)
+    lines.append("Seat  Cards  Sticks  Rank")
+    for i in range(game.players):
+        mark = ">" if game.turn == i + 1 else " "
+        rank = str(game.ranks[i]) if game.ranks[i] else "-"
+        lines.append("%s%3d  %5d  %6d  %4s" % (mark, i + 1, game.cards[i], game.sticks[i], rank))
+    if game.ranking:
+        lines.append("Ranking: " + ", ".join([str(s) for s in game.ranking]))
+    return "\n".join(lines)
+
+
+def _json_string(text):
+    out = ['"']
+    for ch in text:
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20:
+            out.append("\\u%04x" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def replay(path):
+    """(game, error) for one record file; error as notation.load gives it."""
+    try:
+        f = open(path)
+    except OSError:
+        return None, (0, "syntax", "cannot open file")
+    try:
+        return notation.load(f)
+    except UnicodeError:
+        return None, (0, "syntax", "not a text file")
+    finally:
+        f.close()
+
+
+def report(path, as_json, out, err):
+    """Replay one file and write its report. Returns the exit status for it (0, 1 or 2)."""
+    game, error = replay(path)
+    if as_json:
+        if error is None:
+            error_json = "null"
+        else:
+            error_json = '{"line": %d, "kind": "%s", "code": %s}' % (
+                error[0], error[1], _json_string(error[2]))
+        out.write('{"file": %s, "error": %s, "state": %s}\n' % (
+            _json_string(path), error_json, state.to_json(game)))
+    else:
+        if error is not None:
+            err.write("%s:%d: %s: %s\n" % (path, error[0], error[1], error[2]))
+        if game is not None:
+            out.write("%s: %d players, %d actions\n%s\n" % (path, game.players, len(game), summary(game)))
+    return STATUS[error[1] if error else None]
+
+
+def main(argv):
+    as_json = "--json" in argv
+    paths = [a for a in argv if a != "--json"]
+    worst = 0
+    for path in paths:
+        worst = max(worst, report(path, as_json, sys.stdout, sys.stderr))
+    return worst
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
