@@ -1,0 +1,1 @@
+"""Box application modules: pin map, display, keypad and buzzer drivers (hardware injected)."""
