@@ -1,0 +1,189 @@
+"""One HT16K33 4-digit 7-segment backpack (Adafruit 0.56" layout) on an injected I2C bus.
+
+The I2C object only needs `writeto(addr, buf)` (MicroPython's machine.I2C). Drawing calls
+(raw, text, colon, clear) change a RAM image in memory; show() sends only the bytes that
+changed, one write [ram address, data...] per run of adjacent changed bytes. A bus error
+never reaches the caller: the display goes offline, and service(now_ms) tries again at
+most every RETRY_MS, re-initialising the chip and rewriting its whole RAM once it answers.
+"""
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+from box import font
+
+_OSC_ON = const(0x21)
+_DISPLAY_ON = const(0x81)  # | blink << 1
+_DIMMING = const(0xE0)  # | brightness 0..15
+_COLON_ADDR = const(4)
+_COLON_BIT = const(0x02)
+_DP = const(0x80)
+RETRY_MS = const(1000)
+POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
+
+
+def _ticks_diff(a, b):
+    # Same result as time.ticks_diff for MicroPython's 2**30 tick period.
+    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+class HT16K33:
+    """A 4-digit display at `address`; `online` tells whether the chip answered last time."""
+
+    def __init__(self, i2c, address, brightness=15):
+        self.i2c = i2c
+        self.address = address
+        self.online = False
+        self.bytes_written = 0  # payload bytes accepted by the bus (commands and RAM)
+        self.errors = 0  # bus errors seen
+        self.ram = bytearray(16)  # wanted RAM image; read it, draw with the methods below
+        self._chip = bytearray(16)  # what the chip holds as far as we know
+        self._tx = bytearray(17)
+        mv = memoryview(self._tx)
+        self._views = tuple(mv[:n] for n in range(18))  # prefixes, so writes never allocate
+        self._brightness = brightness & 15
+        self._blink = 0
+        self._last_try = None
+        self.init()
+
+    def init(self):
+        """Send the init sequence and the whole RAM; returns online. Never raises OSError."""
+        try:
+            self._command(_OSC_ON)
+            tx = self._tx
+            tx[0] = 0
+            for i in range(16):
+                tx[i + 1] = self.ram[i]
+            self._send(17)
+            for i in range(16):
+                self._chip[i] = self.ram[i]
+            self._command(_DISPLAY_ON | self._blink << 1)
+            self._command(_DIMMING | self._brightness)
+            self.online = True
+        except OSError:
+            self._fail()
+        return self.online
+
+    def service(self, now_ms):
+        """Call from the main loop: show() while online, else retry at most every RETRY_MS."""
+        if self.online:
+            return self.show()
+        if self._last_try is None:
+            self._last_try = now_ms  # the retry clock starts at the first call after a failure
+            return False
+        if _ticks_diff(now_ms, self._last_try) < RETRY_MS:
+            return False
+        self._last_try = now_ms
+        return self.init()
+
+    def show(self):
+        """Write the RAM bytes that changed since the last successful write; returns online."""
+        if not self.online:
+            return False
+        ram = self.ram
+        chip = self._chip
+        tx = self._tx
+        try:
+            a = 0
+            while a < 16:
+                if ram[a] == chip[a]:
+                    a += 1
+                    continue
+                tx[0] = a
+                n = 1
+                b = a
+                while b < 16 and ram[b] != chip[b]:
+                    tx[n] = ram[b]
+                    n += 1
+                    b += 1
+                self._send(n)
+                while a < b:
+                    chip[a] = ram[a]
+                    a += 1
+        except OSError:
+            self._fail()
+        return self.online
+
+    def brightness(self, n):
+        """Set the brightness 0 (dimmest, not off) .. 15 (brightest)."""
+        self._brightness = min(max(n, 0), 15)
+        self._try_command(_DIMMING | self._brightness)
+
+    def blink(self, rate):
+        """Blink the whole display: 0 off, 1 = 2 Hz, 2 = 1 Hz, 3 = 0.5 Hz."""
+        self._blink = rate & 3
+        self._try_command(_DISPLAY_ON | self._blink << 1)
+
+    def raw(self, pos, mask):
+        """Set digit pos (0 = leftmost) to a segment mask (bit 7 = its decimal point)."""
+        self.ram[POSITIONS[pos]] = mask & 0xFF
+
+    def colon(self, on):
+        """Light or clear the colon between digits 1 and 2."""
+        if on:
+            self.ram[_COLON_ADDR] |= _COLON_BIT
+        else:
+            self.ram[_COLON_ADDR] &= ~_COLON_BIT & 0xFF
+
+    def clear(self):
+        """Blank every digit, point and the colon."""
+        for i in range(16):
+            self.ram[i] = 0
+
+    def text(self, s, right=False):
+        """Show up to 4 characters of s (str or bytes), replacing digits and colon.
+
+        A '.' lights the decimal point of the character before it (or takes a blank digit
+        of its own when there is none, e.g. at the start or after another '.'); a ':'
+        lights the colon wherever it appears. Characters beyond the 4th digit are dropped.
+        Shorter texts are left-aligned, or right-aligned with right=True; unused digits
+        are blank. Characters without a glyph show blank.
+        """
+        ram = self.ram
+        for a in POSITIONS:
+            ram[a] = 0
+        ram[_COLON_ADDR] = 0
+        pos = 0
+        last = -1  # digit that may still take a '.'
+        for ch in s:
+            c = ord(ch) if isinstance(ch, str) else ch
+            if c == 58:  # ':'
+                ram[_COLON_ADDR] = _COLON_BIT
+            elif c == 46 and last >= 0:  # '.'
+                ram[POSITIONS[last]] |= _DP
+                last = -1
+            elif pos < 4:
+                ram[POSITIONS[pos]] = _DP if c == 46 else font.mask(c)
+                last = -1 if c == 46 else pos
+                pos += 1
+            else:
+                last = -1
+        if right:
+            shift = 4 - pos
+            for i in range(3, -1, -1):
+                ram[POSITIONS[i]] = ram[POSITIONS[i - shift]] if i >= shift else 0
+
+    def _fail(self):
+        self.online = False
+        self.errors += 1
+        self._last_try = None
+
+    def _try_command(self, byte):
+        if self.online:
+            try:
+                self._command(byte)
+            except OSError:
+                self._fail()
+
+    def _command(self, byte):
+        self._tx[0] = byte
+        self._send(1)
+
+    def _send(self, n):
+        acked = self.i2c.writeto(self.address, self._views[n])
+        # machine.I2C returns the number of ACKed bytes; fakes may return None.
+        if acked is not None and acked < n:
+            raise OSError(5)  # EIO
+        self.bytes_written += n

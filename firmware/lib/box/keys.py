@@ -1,0 +1,132 @@
+"""4x4 hex keypad matrix plus direct buttons: debounced press and long-press events.
+
+Hardware is injected: row pins (outputs, best open drain, idle high), column pins (inputs
+with pull-ups), button pins (inputs with pull-ups, pressed = 0) and a ticks_ms-like clock.
+Key codes: 0..15 = faces 0-F, 16 = G, 17 = H, then AS, PLAY, PASS, DEL, UNDO, MENU.
+
+poll() scans once and returns how many events it found; they are in `events[0:n]`, each
+a key code, or LONG | code for a long press. A key's state must be stable for DEBOUNCE_MS
+before it counts, so a bouncing contact gives one press and shorter glitches none. A long
+press is reported once, when a key with long presses enabled has been down for LONG_MS.
+"""
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+G = const(16)
+H = const(17)
+AS = const(18)
+PLAY = const(19)
+PASS = const(20)
+DEL = const(21)
+UNDO = const(22)
+MENU = const(23)
+COUNT = const(24)
+LONG = const(0x80)  # flag on a long-press event
+CODE = const(0x1F)  # event & CODE = key code
+DEBOUNCE_MS = const(20)
+LONG_MS = const(700)
+
+NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
+         "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
+
+
+def code(name):
+    """Key code of a name from NAMES (hex faces in either case); ValueError if unknown."""
+    return NAMES.index(name.upper())
+
+
+def _ticks_diff(a, b):
+    # Same result as time.ticks_diff for MicroPython's 2**30 tick period.
+    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+class Keys:
+    """Scanner for the keypad matrix (rows x cols) and the direct buttons."""
+
+    def __init__(self, rows, cols, buttons, ticks_ms, legend=("123A", "456B", "789C", "E0FD"),
+                 long_keys=None):
+        """buttons: dict name -> pin or list of (name, pin); legend: one string per row,
+        its characters naming the faces of that row's keys left to right (column order).
+        long_keys: codes that report long presses (None = every key)."""
+        self.rows = tuple(rows)
+        self.cols = tuple(cols)
+        items = buttons.items() if isinstance(buttons, dict) else buttons
+        self.buttons = tuple(p for _, p in items)
+        self._bcode = bytes(code(n) for n, _ in items)
+        self._mcode = bytes(code(ch) for row in legend for ch in row)  # matrix index -> code
+        if len(self._mcode) != len(self.rows) * len(self.cols):
+            raise ValueError("legend does not match the matrix")
+        self._clock = ticks_ms
+        self._raw = bytearray(COUNT)  # last reading, 1 = down
+        self._state = bytearray(COUNT)  # debounced state
+        self._long_sent = bytearray(COUNT)
+        self._long_ok = bytearray(COUNT)
+        self._changed = [0] * COUNT  # time of the last raw change
+        self.events = bytearray(COUNT)  # a key gives at most one event per poll
+        for c in range(COUNT):
+            self._long_ok[c] = 1 if long_keys is None or c in long_keys else 0
+        for p in self.rows:
+            p.value(1)
+
+    def set_long(self, key, on):
+        """Enable or disable long-press events for one key code."""
+        self._long_ok[key] = 1 if on else 0
+
+    def poll(self, now_ms=None):
+        """Scan once; returns the number of new events in self.events."""
+        now = self._clock() if now_ms is None else now_ms
+        raw = self._raw
+        changed = self._changed
+        ncols = len(self.cols)
+        for r in range(len(self.rows)):
+            row = self.rows[r]
+            row.value(0)
+            for c in range(ncols):
+                self._sample(self._mcode[r * ncols + c], self.cols[c].value() == 0, now)
+            row.value(1)
+        for i in range(len(self.buttons)):
+            self._sample(self._bcode[i], self.buttons[i].value() == 0, now)
+        n = 0
+        state = self._state
+        for k in range(COUNT):
+            age = _ticks_diff(now, changed[k])
+            if raw[k] != state[k]:
+                if age >= DEBOUNCE_MS:
+                    state[k] = raw[k]
+                    self._long_sent[k] = 0
+                    if raw[k]:
+                        self.events[n] = k
+                        n += 1
+            elif state[k] and age >= LONG_MS and self._long_ok[k] and not self._long_sent[k]:
+                self._long_sent[k] = 1
+                self.events[n] = LONG | k
+                n += 1
+        return n
+
+    def _sample(self, k, down, now):
+        d = 1 if down else 0
+        if d != self._raw[k]:
+            self._raw[k] = d
+            self._changed[k] = now
+
+    def held(self, key):
+        """Whether a key is down after debouncing (as of the last poll)."""
+        return self._state[key] == 1
+
+    def read(self, key):
+        """Read one key straight from the pins now, without debouncing (e.g. at power-up)."""
+        for i in range(len(self.buttons)):
+            if self._bcode[i] == key:
+                return self.buttons[i].value() == 0
+        ncols = len(self.cols)
+        for i in range(len(self._mcode)):
+            if self._mcode[i] == key:
+                row = self.rows[i // ncols]
+                row.value(0)
+                down = self.cols[i % ncols].value() == 0
+                row.value(1)
+                return down
+        return False
