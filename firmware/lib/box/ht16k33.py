@@ -75,8 +75,9 @@ class HT16K33:
             return False
         if _ticks_diff(now_ms, self._last_try) < RETRY_MS:
             return False
-        self._last_try = now_ms
-        return self.init()
+        ok = self.init()
+        self._last_try = now_ms  # init() failing clears it
+        return ok
 
     def show(self):
         """Write the RAM bytes that changed since the last successful write; returns online."""

@@ -1,0 +1,577 @@
+"""Drivers (font, HT16K33, keys, buzzer, pin map) against fake hardware; CPython and MicroPython."""
+import sys
+
+from box import buzzer, font, keys, pins
+from box.ht16k33 import HT16K33, RETRY_MS
+
+MPY = sys.implementation.name == "micropython"
+
+# The card shapes of the rules (segments a = bit 0 ... g = bit 6), faces 0-F, G, H.
+RULINGS_CARDS = (
+    ("0", 0x3F), ("1", 0x06), ("2", 0x5B), ("3", 0x4F), ("4", 0x66), ("5", 0x6D),
+    ("6", 0x7D), ("7", 0x07), ("8", 0x7F), ("9", 0x6F), ("A", 0x77), ("b", 0x7C),
+    ("C", 0x39), ("d", 0x5E), ("E", 0x79), ("F", 0x71), ("G", 0x3D), ("H", 0x76),
+)
+
+
+def no_alloc(fn):
+    """Call fn(); under MicroPython report whether it ran with the heap locked."""
+    if not MPY:
+        fn()
+        return True
+    import micropython
+    ok = False
+    micropython.heap_lock()
+    try:
+        fn()
+        ok = True
+    except MemoryError:
+        pass
+    finally:
+        micropython.heap_unlock()
+    return ok
+
+
+def raises(exc, fn, *args):
+    try:
+        fn(*args)
+    except exc:
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- fakes
+
+class FakeChip:
+    """An I2C bus with one HT16K33 that applies RAM writes; can record, fail or NACK."""
+
+    def __init__(self, address=0x70):
+        self.address = address
+        self.ram = bytearray(16)
+        self.log = []
+        self.record = True
+        self.fail = False
+        self.short_ack = False
+        self.attempts = 0
+        self.bytes = 0
+
+    def writeto(self, addr, buf):
+        self.attempts += 1
+        if self.fail or addr != self.address:
+            raise OSError(19)  # ENODEV
+        if self.short_ack:
+            return 0
+        self.bytes += len(buf)
+        if self.record:
+            self.log.append(bytes(buf))
+        if len(buf) and buf[0] < 16:
+            for i in range(1, len(buf)):
+                self.ram[(buf[0] + i - 1) & 15] = buf[i]
+        return len(buf)
+
+    def take(self):
+        out = self.log
+        self.log = []
+        return out
+
+
+class Board:
+    """A 4x4 matrix and buttons; rows read back their level, columns see pressed keys."""
+
+    def __init__(self):
+        self.level = bytearray(b"\x01\x01\x01\x01")
+        self.down = bytearray(16)  # row * 4 + col
+        self.rows = [RowPin(self, r) for r in range(4)]
+        self.cols = [ColPin(self, c) for c in range(4)]
+
+
+class RowPin:
+    def __init__(self, board, r):
+        self.board = board
+        self.r = r
+
+    def value(self, v=None):
+        if v is None:
+            return self.board.level[self.r]
+        self.board.level[self.r] = v
+
+
+class ColPin:
+    def __init__(self, board, c):
+        self.board = board
+        self.c = c
+
+    def value(self, v=None):
+        b = self.board
+        for r in range(4):
+            if b.level[r] == 0 and b.down[r * 4 + self.c]:
+                return 0
+        return 1
+
+
+class ButtonPin:
+    def __init__(self):
+        self.level = 1
+
+    def value(self, v=None):
+        return self.level
+
+
+class Clock:
+    def __init__(self, t=0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+BUTTON_NAMES = ("AS", "PLAY", "PASS", "DEL", "UNDO", "MENU", "G", "H")
+
+
+def make_keys(long_keys=None, t=0):
+    board = Board()
+    btns = [(n, ButtonPin()) for n in BUTTON_NAMES]
+    clock = Clock(t)
+    k = keys.Keys(board.rows, board.cols, btns, clock, ("123A", "456B", "789C", "E0FD"),
+                  long_keys)
+    return k, board, dict(btns), clock
+
+
+def run(k, clock, t, collect):
+    clock.t = t
+    n = k.poll()
+    for i in range(n):
+        collect.append((t, k.events[i]))
+    return n
+
+
+# ---------------------------------------------------------------- font
+
+def test_card_shapes_are_the_rulings_masks():
+    for ch, m in RULINGS_CARDS:
+        assert font.mask(ch) == m, ch
+        assert font.mask(ch.upper()) == m, ch  # the keypad legend and FACES are uppercase
+    assert font.mask("a") == 0x77 and font.mask("B") == 0x7C and font.mask("D") == 0x5E
+    for v in range(18):
+        assert font.card(v) == RULINGS_CARDS[v][1]
+        assert font.FACES[v] == RULINGS_CARDS[v][0].upper()
+
+
+def test_font_cases_codes_and_unknowns():
+    assert font.mask("c") != font.mask("C") and font.mask("o") != font.mask("O")
+    assert font.mask("r") == font.mask("R") == 0x50
+    assert font.mask(ord("7")) == 0x07
+    assert font.mask(" ") == 0 and font.mask("K") == 0 and font.mask("~") == 0
+    assert font.mask("\u00e9") == 0
+    assert font.mask("-") == 0x40 and font.mask("_") == 0x08
+    for ch in font.chars():
+        assert font.mask(ch) < 0x80, ch  # no glyph lights the point
+        assert ch == " " or font.mask(ch), ch
+
+
+def test_font_mask_does_not_allocate():
+    out = bytearray(1)
+
+    def f():
+        out[0] = font.mask("E") | font.mask(57)
+    f()
+    assert no_alloc(f)
+    assert out[0] == 0x79 | 0x6F
+
+
+# ---------------------------------------------------------------- HT16K33
+
+def test_init_sequence():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    assert d.online
+    assert chip.take() == [b"\x21", bytes(17), b"\x81", b"\xef"]
+    assert d.bytes_written == 1 + 17 + 1 + 1
+
+
+def test_show_writes_only_changed_bytes():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    chip.take()
+    d.text("12")
+    assert d.show()
+    assert chip.take() == [b"\x00\x06", b"\x02\x5b"]
+    d.show()
+    assert chip.take() == []
+    d.text("13")
+    d.show()
+    assert chip.take() == [b"\x02\x4f"]
+    d.colon(True)
+    d.show()
+    assert chip.take() == [b"\x04\x02"]
+    assert chip.ram == d.ram
+    assert d.bytes_written == chip.bytes
+
+
+def test_adjacent_changed_bytes_share_one_write():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    chip.take()
+    for a in (5, 6, 7, 9):
+        d.ram[a] = a
+    d.show()
+    assert chip.take() == [b"\x05\x05\x06\x07", b"\x09\x09"]
+
+
+def test_brightness_and_blink_commands():
+    chip = FakeChip(0x71)
+    d = HT16K33(chip, 0x71, brightness=4)
+    assert chip.take() == [b"\x21", bytes(17), b"\x81", b"\xe4"]
+    d.brightness(3)
+    d.blink(2)
+    d.brightness(99)
+    assert chip.take() == [b"\xe3", b"\x85", b"\xef"]
+
+
+def test_text_layout():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+
+    def digits():
+        return [d.ram[a] for a in (0, 2, 6, 8)]
+    d.text("F.2:5")
+    assert digits() == [0x71 | 0x80, 0x5B, 0x6D, 0] and d.ram[4] == 0x02
+    d.text("1.2.3.4.")
+    assert digits() == [0x86, 0xDB, 0xCF, 0xE6] and d.ram[4] == 0
+    d.text(".8..")
+    assert digits() == [0x80, 0xFF, 0x80, 0]
+    d.text("bEEF12")
+    assert digits() == [0x7C, 0x79, 0x79, 0x71]
+    d.text("7", right=True)
+    assert digits() == [0, 0, 0, 0x07]
+    d.text("-1.", right=True)
+    assert digits() == [0, 0, 0x40, 0x86]
+    d.text(b"dH:")
+    assert digits() == [0x5E, 0x76, 0, 0] and d.ram[4] == 0x02
+    d.text("")
+    assert digits() == [0, 0, 0, 0] and d.ram[4] == 0
+    d.raw(3, 0x1FF)
+    assert digits() == [0, 0, 0, 0xFF]
+    d.colon(True)
+    d.colon(False)
+    assert d.ram[4] == 0
+    d.clear()
+    assert d.ram == bytearray(16)
+
+
+def test_offline_then_recovery_rewrites_everything():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    d.text("12")
+    d.show()
+    chip.fail = True
+    d.text("34")
+    assert d.show() is False  # no exception reaches the caller
+    assert not d.online and d.errors == 1
+    d.brightness(7)  # remembered for the re-init
+    d.blink(1)
+    tries = chip.attempts
+    assert d.service(1000) is False  # starts the retry clock
+    assert d.service(1000 + RETRY_MS - 1) is False
+    assert chip.attempts == tries
+    assert d.service(1000 + RETRY_MS) is False  # one try, still unplugged
+    assert chip.attempts == tries + 1
+    assert d.service(1000 + RETRY_MS + 500) is False
+    assert chip.attempts == tries + 1
+    chip.fail = False
+    chip.ram[:] = b"\xaa" * 16  # a chip that lost power holds garbage
+    chip.take()
+    assert d.service(1000 + 2 * RETRY_MS) is True
+    assert d.online
+    image = bytearray(17)
+    image[1] = 0x4F  # "3" at RAM 0
+    image[3] = 0x66  # "4" at RAM 2
+    assert chip.take() == [b"\x21", bytes(image), b"\x83", b"\xe7"]
+    assert chip.ram == d.ram
+    d.service(1000 + 2 * RETRY_MS + 1)
+    assert chip.take() == []
+
+
+def test_offline_at_power_up_and_short_ack():
+    chip = FakeChip()
+    chip.fail = True
+    d = HT16K33(chip, 0x70)
+    assert not d.online and d.show() is False
+    chip.fail = False
+    d.service(0)
+    assert not d.online
+    d.service(RETRY_MS)
+    assert d.online
+    chip.short_ack = True  # the chip NACKs data bytes
+    d.text("8")
+    assert d.show() is False and not d.online
+
+
+def test_retry_survives_tick_wraparound():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    chip.fail = True
+    d.text("1")
+    d.show()
+    start = (1 << 30) - 300
+    d.service(start)
+    chip.fail = False
+    assert d.service(100) is False  # 400 ms later, wrapped
+    assert d.service(start + RETRY_MS - (1 << 30)) is True
+
+
+def test_show_and_text_do_not_allocate():
+    chip = FakeChip()
+    chip.record = False
+    d = HT16K33(chip, 0x70)
+    msgs = ("12:34", "F.2.", "  -1", "bEEF")
+    state = [0]
+
+    def step():
+        d.text(msgs[state[0] & 3])
+        state[0] += 1
+        d.show()
+    step()
+    step()
+    assert no_alloc(d.show)
+    for _ in range(6):
+        assert no_alloc(step)
+    assert chip.ram == d.ram
+
+
+# ---------------------------------------------------------------- keys
+
+def test_key_names_and_codes():
+    assert len(keys.NAMES) == keys.COUNT == 24
+    assert keys.code("a") == 10 and keys.code("F") == 15
+    assert keys.code("G") == keys.G == 16 and keys.code("H") == keys.H == 17
+    for name in ("AS", "PLAY", "PASS", "DEL", "UNDO", "MENU"):
+        assert keys.NAMES[keys.code(name)] == name
+    assert keys.MENU == 23 and keys.AS == 18
+    assert raises(ValueError, keys.code, "X")
+
+
+def test_every_matrix_key_gives_its_legend_code():
+    k, board, _, clock = make_keys()
+    legend = "123A456B789CE0FD"
+    t = 0
+    for i in range(16):
+        board.down[i] = 1
+        got = []
+        run(k, clock, t, got)
+        run(k, clock, t + 25, got)
+        board.down[i] = 0
+        run(k, clock, t + 50, got)
+        run(k, clock, t + 75, got)
+        assert got == [(t + 25, keys.code(legend[i]))], (legend[i], got)
+        t += 100
+    assert board.level == bytearray(b"\x01\x01\x01\x01")  # rows released after the scan
+
+
+def test_debounce_one_press_per_bouncy_press():
+    k, board, _, clock = make_keys()
+    got = []
+    for t in range(0, 10, 2):  # contact bounces for 8 ms
+        board.down[5] = (t // 2) % 2 == 0
+        run(k, clock, t, got)
+    board.down[5] = 1
+    for t in range(10, 40):
+        run(k, clock, t, got)
+    for t in range(40, 50, 2):  # bouncing release
+        board.down[5] = (t // 2) % 2
+        run(k, clock, t, got)
+    board.down[5] = 0
+    for t in range(50, 120):
+        run(k, clock, t, got)
+    assert got == [(28, 5)]  # 20 ms after the last bounce
+    assert not k.held(5)
+
+
+def test_short_glitch_is_ignored():
+    k, board, btns, clock = make_keys()
+    got = []
+    board.down[0] = 1
+    btns["PASS"].level = 0
+    for t in range(0, 19):
+        run(k, clock, t, got)
+    board.down[0] = 0
+    btns["PASS"].level = 1
+    for t in range(19, 100):
+        run(k, clock, t, got)
+    assert got == []
+
+
+def test_buttons_held_and_read():
+    k, board, btns, clock = make_keys()
+    btns["MENU"].level = 0
+    assert k.read(keys.MENU) and not k.read(keys.DEL)
+    board.down[13] = 1  # row 3 col 1 = '0'
+    assert k.read(0) and not k.read(1)
+    got = []
+    run(k, clock, 0, got)
+    assert not k.held(keys.MENU)
+    run(k, clock, 20, got)
+    assert k.held(keys.MENU) and k.held(0)
+    assert sorted(e for _, e in got) == [0, keys.MENU]
+
+
+def test_long_press_once_while_held():
+    k, board, btns, clock = make_keys()
+    got = []
+    btns["DEL"].level = 0
+    for t in range(0, 2000, 5):
+        run(k, clock, t, got)
+    btns["DEL"].level = 1
+    for t in range(2000, 2100, 5):
+        run(k, clock, t, got)
+    assert got == [(20, keys.DEL), (700, keys.LONG | keys.DEL)]
+    assert got[1][1] & keys.CODE == keys.DEL
+    btns["DEL"].level = 0  # a second press gets its own events
+    for t in range(2100, 2900, 5):
+        run(k, clock, t, got)
+    assert got[2:] == [(2120, keys.DEL), (2800, keys.LONG | keys.DEL)]
+
+
+def test_long_press_only_for_enabled_keys():
+    k, board, btns, clock = make_keys(long_keys=(keys.UNDO,))
+    got = []
+    board.down[0] = 1
+    btns["UNDO"].level = 0
+    for t in range(0, 1000, 10):
+        run(k, clock, t, got)
+    assert [e for _, e in got] == [1, keys.UNDO, keys.LONG | keys.UNDO]
+    k.set_long(1, True)
+    board.down[0] = 0
+    for t in range(1000, 1100, 10):
+        run(k, clock, t, got)
+    board.down[0] = 1
+    for t in range(1100, 2000, 10):
+        run(k, clock, t, got)
+    assert [e for _, e in got[3:]] == [1, keys.LONG | 1]
+
+
+def test_keys_survive_tick_wraparound():
+    start = (1 << 30) - 10
+    k, board, _, clock = make_keys(t=start)
+    got = []
+    run(k, clock, start, got)
+    board.down[3] = 1
+    run(k, clock, start + 5, got)
+    run(k, clock, 5, got)  # wrapped: 10 ms later
+    run(k, clock, 15, got)  # 20 ms later
+    assert got == [(15, 10)]
+
+
+def test_poll_does_not_allocate():
+    k, board, btns, clock = make_keys()
+    for t in range(0, 40, 5):
+        clock.t = t
+        k.poll()
+    assert no_alloc(k.poll)
+    board.down[7] = 1
+    btns["H"].level = 0
+    counts = []
+    for t in range(40, 800, 5):
+        clock.t = t
+        n = [0]
+
+        def once():
+            n[0] = k.poll()
+        assert no_alloc(once), t
+        if n[0]:
+            counts.append((t, n[0], k.events[0], k.events[1] if n[0] > 1 else None))
+    assert counts == [(60, 2, 11, keys.H), (740, 2, keys.LONG | 11, keys.LONG | keys.H)]
+
+
+# ---------------------------------------------------------------- buzzer
+
+class FakePWM:
+    def __init__(self):
+        self.hz = 0
+        self.duty = None
+        self.calls = 0
+
+    def freq(self, hz):
+        self.hz = hz
+        self.calls += 1
+
+    def duty_u16(self, d):
+        self.duty = d
+        self.calls += 1
+
+
+def test_buzzer_absent_is_a_no_op():
+    b = buzzer.Buzzer()
+    b.play(buzzer.ACCEPT, 0)
+    b.service(10)
+    b.stop()
+    assert not b.busy()
+
+
+def test_buzzer_sequence_is_non_blocking():
+    pwm = FakePWM()
+    b = buzzer.Buzzer(pwm, Clock(0))
+    assert pwm.duty == 0
+    b.play(buzzer.REJECT, 1000)
+    assert (pwm.hz, pwm.duty) == (220, 32768) and b.busy()
+    b.service(1119)
+    assert pwm.duty == 32768
+    b.service(1120)
+    assert pwm.duty == 0 and b.busy()  # the rest
+    b.service(1170)
+    assert (pwm.hz, pwm.duty) == (220, 32768)
+    b.service(1329)
+    assert b.busy()
+    b.service(1330)
+    assert pwm.duty == 0 and not b.busy()
+
+
+def test_buzzer_mute_clock_and_no_allocation():
+    pwm = FakePWM()
+    clock = Clock(50)
+    b = buzzer.Buzzer(pwm, clock)
+    b.enabled = False
+    b.play(buzzer.REVOLUTION)
+    assert not b.busy() and pwm.hz == 0
+    b.enabled = True
+    b.play(buzzer.REVOLUTION)
+    heard = [pwm.hz]
+    for t in range(50, 600, 10):
+        clock.t = t
+        assert no_alloc(b.service)
+        if b.busy() and pwm.hz != heard[-1]:
+            heard.append(pwm.hz)
+    assert heard == [523, 659, 784, 1047] and not b.busy()
+
+
+# ---------------------------------------------------------------- pin map
+
+def _map_path():
+    here = __file__.replace("\\", "/")
+    tests = here[: here.rfind("/")]
+    return tests + "/../../firmware/pinmap.json"
+
+
+def test_pin_map_is_consistent():
+    m = pins.load(_map_path())
+    assert pins.problems(m) == []
+    gpios = [g for g, _ in pins.used(m)]
+    assert len(gpios) == len(set(gpios)) == 19
+    assert pins.addresses(m) == [0x70, 0x71, 0x72, 0x73]
+    assert [n for n, _ in pins.buttons(m)] == list(BUTTON_NAMES)
+    assert m["i2c"]["freq"] == 400000
+    assert pins.buzzer_gpio(m) is not None
+    assert "".join(sorted("".join(m["keypad"]["legend"]))) == "0123456789ABCDEF"
+    assert m["maintenance_key"] == "MENU"
+
+
+def test_pin_map_problems_are_found():
+    m = pins.load(_map_path())
+    m["buttons"][0]["gpio"] = m["i2c"]["sda"]
+    m["i2c"]["scl"] = 6
+    m["displays"][1]["address"] = 0x70
+    m["keypad"]["legend"][3] = "E0FF"
+    m["buzzer"] = None
+    errs = pins.problems(m)
+    assert len(errs) == 5, errs
+    assert pins.buzzer_gpio(m) is None
