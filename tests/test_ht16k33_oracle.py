@@ -1,0 +1,147 @@
+"""Our HT16K33 driver against Adafruit's CircuitPython driver as an independent oracle.
+
+Both drivers write to their own virtual chip; the 16-byte RAM images (and the decoded
+setup commands) must agree for the same content.
+"""
+import pytest
+
+from adafruit_ht16k33.segments import Seg7x4
+from box import font
+from box.ht16k33 import HT16K33
+from host_tools.ht16k33_model import VirtualBus, VirtualHT16K33
+
+# Where our glyph is deliberately not Adafruit's: Adafruit lowercases every character and
+# keeps one shape per letter, our font keeps both shapes where a lowercase one exists.
+INTENDED_DIFFERENCES = {
+    "c": "lowercase c (d e g), Adafruit shows C",
+    "h": "lowercase h (c e f g), Adafruit shows H",
+    "i": "lowercase i (e only), Adafruit shows I",
+    "u": "lowercase u (c d e), Adafruit shows U",
+    "O": "uppercase O is the full ring, Adafruit shows lowercase o",
+}
+# Characters of our font that Seg7x4 leaves blank.
+ADAFRUIT_CANNOT_SHOW = {"_", "="}
+
+RULINGS_CARDS = {
+    "0": 0x3F, "1": 0x06, "2": 0x5B, "3": 0x4F, "4": 0x66, "5": 0x6D, "6": 0x7D, "7": 0x07,
+    "8": 0x7F, "9": 0x6F, "A": 0x77, "b": 0x7C, "C": 0x39, "d": 0x5E, "E": 0x79, "F": 0x71,
+    "G": 0x3D, "H": 0x76,
+}
+
+
+class AdafruitBus:
+    """The busio.I2C surface adafruit_bus_device uses: locking and writeto with slices."""
+
+    def __init__(self, chip):
+        self.chip = chip
+
+    def try_lock(self):
+        return True
+
+    def unlock(self):
+        pass
+
+    def writeto(self, address, buf, *, start=0, end=None):
+        assert address == self.chip.address
+        if not self.chip.write(bytes(buf[start:end])):
+            raise OSError(19)
+
+    def readfrom_into(self, address, buf, *, start=0, end=None):
+        raise OSError(19)
+
+
+def adafruit():
+    chip = VirtualHT16K33(0x70)
+    disp = Seg7x4(AdafruitBus(chip), address=0x70, auto_write=False)
+    return disp, chip
+
+
+def ours():
+    chip = VirtualHT16K33(0x70)
+    return HT16K33(VirtualBus([chip]), 0x70), chip
+
+
+def adafruit_ram(s):
+    disp, chip = adafruit()
+    disp.fill(0)
+    disp.print(s)
+    disp.show()
+    return bytes(chip.ram)
+
+
+def our_ram(s, right=False):
+    d, chip = ours()
+    d.text(s, right=right)
+    d.show()
+    return bytes(chip.ram)
+
+
+def test_card_shapes_equal_the_rulings():
+    for ch, m in RULINGS_CARDS.items():
+        assert font.mask(ch) == m
+        assert our_ram(ch)[0] == m
+    assert [font.card(v) for v in range(18)] == list(RULINGS_CARDS.values())
+
+
+def test_every_glyph_adafruit_can_show_matches():
+    compared, blank, differ = [], set(), {}
+    for ch in font.chars():
+        theirs = adafruit_ram(ch)
+        if ch != " " and not any(theirs):
+            blank.add(ch)
+            continue
+        mine = our_ram(ch, right=True)  # Adafruit's print() fills from the right
+        if mine != theirs:
+            differ[ch] = (mine[8], theirs[8])
+        compared.append(ch)
+    assert blank == ADAFRUIT_CANNOT_SHOW
+    assert set(differ) == set(INTENDED_DIFFERENCES), differ
+    assert len(compared) > 40
+    assert set("0123456789ABCDEFGHbd-") <= set(compared)
+
+
+@pytest.mark.parametrize("s", ["12:34", "1.2.3.4.", "F.2:5.0", "8.8.:8.8.", "b.d.E.F", "10:00",
+                               "A-bC", "HELP", "ProG", "tURn", "-1.50", "GH:Ab"])
+def test_texts_with_points_and_colon_match(s):
+    assert our_ram(s) == adafruit_ram(s)
+
+
+@pytest.mark.parametrize("s", ["7", "12", "3.", ".8", "-1", "E:", "d.d", "F.2:5", "0:00", "-1.5"])
+def test_short_texts_match_right_aligned(s):
+    assert our_ram(s, right=True) == adafruit_ram(s)
+
+
+def test_colon_and_raw_digits_match():
+    disp, theirs = adafruit()
+    d, mine = ours()
+    for pos, m in enumerate((0x12, 0xFF, 0x80, 0x3D)):
+        disp.set_digit_raw(pos, m)
+        d.raw(pos, m)
+    disp.colon = True
+    d.colon(True)
+    disp.show()
+    d.show()
+    assert mine.ram == theirs.ram
+    disp.colon = False
+    d.colon(False)
+    disp.show()
+    d.show()
+    assert mine.ram == theirs.ram
+
+
+def test_setup_commands_match():
+    disp, theirs = adafruit()
+    d, mine = ours()
+    disp.show()
+
+    def state(chip):
+        return (chip.oscillator, chip.on, chip.blink, chip.brightness, chip.unknown)
+    assert state(mine) == state(theirs) == (True, True, 0, 15, [])
+    for rate in (1, 2, 3, 0):
+        disp.blink_rate = rate
+        d.blink(rate)
+        assert state(mine) == state(theirs)
+    for level in range(16):
+        disp.brightness = level / 15
+        d.brightness(level)
+        assert state(mine) == state(theirs)
