@@ -1,0 +1,49 @@
+"""The real board: machine.I2C, Pins, PWM and the watchdog of a Raspberry Pi Pico, per the pin map.
+
+Only this module and main.py import `machine`; everything else gets the parts injected.
+"""
+import time
+
+import machine
+
+from box import pins
+
+IDLE_MS = 5
+
+
+class Board:
+    """The `hw` object of the Pico (see docs/firmware.md for the contract)."""
+
+    def __init__(self, pinmap=None):
+        m = pinmap or pins.load()
+        bus = m["i2c"]
+        self.i2c = machine.I2C(bus["id"], sda=machine.Pin(bus["sda"]), scl=machine.Pin(bus["scl"]),
+                               freq=bus["freq"])
+        kp = m["keypad"]
+        self.rows = [machine.Pin(g, machine.Pin.OPEN_DRAIN, value=1) for g in kp["rows"]]
+        self.cols = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_UP) for g in kp["cols"]]
+        self.buttons = [(name, machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_UP))
+                        for name, g in pins.buttons(m)]
+        g = pins.buzzer_gpio(m)
+        self.buzzer = machine.PWM(machine.Pin(g)) if g is not None else None
+        self.ticks_ms = time.ticks_ms
+        self.ticks_diff = time.ticks_diff
+        self.games = "games"
+        self.store = None
+        self.wdt = None
+
+    def watchdog(self, timeout_ms=8000):
+        """Start the hardware watchdog (it cannot be stopped); idle() feeds it."""
+        self.wdt = machine.WDT(timeout=timeout_ms)
+
+    def idle(self):
+        if self.wdt is not None:
+            self.wdt.feed()
+        time.sleep_ms(IDLE_MS)
+
+    def emit(self, line):
+        print(line)
+
+
+def build(pinmap=None):
+    return Board(pinmap)

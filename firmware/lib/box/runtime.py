@@ -1,0 +1,44 @@
+"""The box's main loop: builds drivers from the board object and the pin map, then runs.
+
+`hw` is the board (see docs): the Pico's real parts from box.hw_pico, or the simulator's
+virtual ones. Everything the firmware touches goes through it.
+"""
+from box import pins
+from box.app import App
+from box.buzzer import Buzzer
+from box.ht16k33 import HT16K33
+from box.journal import Journal
+from box.keys import Keys, MENU
+
+
+def maintenance(hw, pinmap=None):
+    """True when the maintenance key (MENU) is held at power-up: skip the app, keep the REPL."""
+    m = pinmap or pins.load()
+    keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    return keys.read(MENU)
+
+
+def build(hw, pinmap=None):
+    """The App wired to hw. Displays are those of the map that answer at power-up (all of
+    them when none answers, so that they come up as soon as they are plugged in)."""
+    m = pinmap or pins.load()
+    wanted = pins.addresses(m)
+    try:
+        found = hw.i2c.scan()
+    except OSError:
+        found = []
+    present = [a for a in wanted if a in found] or wanted
+    displays = [HT16K33(hw.i2c, a) for a in present]
+    keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    buzzer = Buzzer(hw.buzzer, hw.ticks_ms)
+    journal = Journal(hw.games, hw.store)
+    return App(displays, keys, buzzer, journal, hw.ticks_ms, hw.emit)
+
+
+def run(hw, pinmap=None):
+    """Boot the app (resuming the journalled game) and loop forever."""
+    app = build(hw, pinmap)
+    app.boot()
+    while True:
+        app.step()
+        hw.idle()

@@ -1,0 +1,246 @@
+"""The box's user interface on fake hardware: setup, entry, errors, announcements, undo, paging."""
+import sys
+
+from app_helpers import make_box, press, screen
+from box import app as A
+from tycoon import notation
+from tycoon.state import to_json
+
+MPY = sys.implementation.name == "micropython"
+
+TWO = "players 2\nhands 3 3\n"
+
+
+def started(record=TWO, ndisplays=4):
+    return make_box(ndisplays, record)
+
+
+def test_boot_without_game_opens_setup_with_defaults():
+    app, bus, clock, journal = make_box()
+    assert app.mode == A.SETUP
+    assert screen(app, bus) == "PL 4|5Et |    |    "
+
+
+def test_setup_menu_defaults_start_a_four_player_game():
+    app, bus, clock, journal = make_box()
+    press(app, *(["PLAY"] * 9))   # players, dealer, G/H, revolution, sticks, 4 hands
+    assert app.mode == A.PLAY
+    game = app.game
+    assert game.players == 4 and list(game.hands) == [14, 14, 14, 14]
+    assert journal.record.startswith("players 4\n")
+    assert journal.setup["players"] == 4
+
+
+def test_setup_menu_values_are_typed_on_the_keypad():
+    app, bus, clock, journal = make_box()
+    press(app, "3", "PLAY")            # players 3
+    assert screen(app, bus).startswith("dL 1")
+    press(app, "2", "PLAY")            # dealer seat 2
+    press(app, "2", "PLAY")            # G/H, two copies
+    press(app, "4", "PLAY")            # house revolution of 4
+    press(app, "5", "2", "PLAY")       # 52 sticks (German edition)
+    assert screen(app, bus).startswith("1=15")
+    press(app, "1", "0", "PLAY", "PLAY", "PLAY")
+    game = app.game
+    assert (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens) == \
+        (3, 2, "gh2", 4, 52)
+    assert list(game.hands) == [10, 15, 15]
+    assert game.turn == 2
+
+
+def test_setup_refuses_impossible_values():
+    app, bus, clock, journal = make_box()
+    press(app, "9")
+    assert app.setup.players == 4
+    press(app, "1")
+    assert app.setup.players == 4
+
+
+def test_the_last_setup_is_remembered():
+    app, bus, clock, journal = make_box()
+    press(app, "6", *(["PLAY"] * 11))
+    assert app.game.players == 6
+    app2, bus2, clock2, journal2 = make_box()
+    journal2.setup = journal.setup
+    app2.boot()
+    assert app2.setup.players == 6
+
+
+def test_resume_shows_the_game():
+    app, bus, clock, journal = started(TWO + "play 3\n")
+    assert app.mode == A.PLAY
+    assert screen(app, bus) == "1-3 |P2 F|c  3|5t 1"
+
+
+def test_a_play_is_previewed_then_accepted():
+    app, bus, clock, journal = started()
+    press(app, "4")
+    assert screen(app, bus) == "----|4   |=4: 0|P1 F"
+    press(app, "AS", "9")
+    assert screen(app, bus) == "----|4   |=9: 2|P1 F"
+    press(app, "DEL")
+    assert app.as_key and app.value == -1
+    assert screen(app, bus) == "----|4   |=-: -|P1 F"
+    press(app, "DEL", "DEL")
+    press(app, "7", "AS", "C", "PLAY")
+    game = app.game
+    assert game.table == (12, 1, 1, 1)
+    assert journal.record.endswith("1: play 7 as C\n")
+    assert screen(app, bus) == "1-C |P2 F|c  3|5t 1"
+
+
+def test_an_illegal_play_shows_its_code_and_changes_nothing():
+    app, bus, clock, journal = started(TWO + "play 9\n")
+    before = to_json(app.game)
+    record = journal.record
+    press(app, "5", "PLAY")
+    assert screen(app, bus).startswith("Lo  |Err ")
+    assert to_json(app.game) == before and journal.record == record
+    clock.now += 2500
+    app.step()
+    assert screen(app, bus) == "1-9 |5   |=5: 0|P2 F"   # the entry stays, to mend with DEL
+
+
+def test_every_error_code_has_a_display_code():
+    codes = ("not-your-turn", "game-over", "must-return", "has-cards", "cannot-pass",
+             "too-many-cards", "not-in-hand", "wrong-count", "not-stronger", "no-such-value",
+             "no-such-card", "impossible-shape", "mixed-values", "not-enough-sticks")
+    shown = []
+    for code in codes:
+        text = A.ERRORS[code]
+        assert 1 <= len(text) <= 4
+        assert text not in shown
+        shown.append(text)
+
+
+def test_a_key_clears_the_error_at_once():
+    app, bus, clock, journal = started()
+    press(app, "PASS")
+    assert screen(app, bus).startswith("LEAd|Err")
+    press(app, "3")
+    assert screen(app, bus).startswith("----|3   ")
+
+
+def test_pass_and_return_and_going_out():
+    app, bus, clock, journal = started("players 2\nhands 1 3\n")
+    press(app, "5", "PLAY")           # seat 1 plays its last card, keeps its stick
+    press(app, "PASS")                # seat 2 passes: table clears, seat 1 leads with no cards
+    assert app.game.must_return()
+    assert screen(app, bus) == "----|P1 F|rEtn|5t 1"
+    press(app, "PLAY")                # PLAY confirms the return: seat 1 is out, game over
+    assert app.mode == A.FINISHED
+    assert screen(app, bus) == "End |1 P1|2 P2|    "
+
+
+def test_strongest_value_is_announced_and_does_not_block():
+    app, bus, clock, journal = started("players 3\n")
+    press(app, "F", "PLAY")
+    assert screen(app, bus).startswith("PA55|ALL |P1 F")
+    assert app.game.sticks == [1, 2, 2]
+    press(app, "3")                   # entry starts at once
+    assert screen(app, bus).startswith("----|3   ")
+
+
+def test_revolution_is_announced():
+    app, bus, clock, journal = started("players 2\nhands 6 6\n")
+    press(app, "8", "8", "8", "8", "0", "AS", "8", "PLAY")
+    assert app.game.revolution
+    assert screen(app, bus).startswith("rEuo|Hi 0|P2r0")
+    clock.now += 2000
+    app.step()
+    assert screen(app, bus) == "5-8 |P2r0|c  6|5t 1"
+
+
+def test_five_faces_show_a_point_and_a_sixth_is_refused():
+    app, bus, clock, journal = started("players 2\nhands 6 6\n")
+    press(app, "8", "8", "8", "8", "8")
+    assert screen(app, bus).split("|")[1] == "8888."
+    press(app, "8")
+    assert app.nfaces == 5 and screen(app, bus).startswith("1-5 ")
+
+
+def test_undo_takes_back_actions_to_the_start():
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY", "PASS")
+    assert len(app.game) == 2
+    press(app, "UNDO")
+    assert len(app.game) == 1 and journal.record == notation.write(app.game)
+    press(app, "UNDO", "UNDO")
+    assert len(app.game) == 0 and app.game.turn == 1
+
+
+def test_undo_clears_an_entry_first():
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY", "4")
+    press(app, "UNDO")
+    assert app.nfaces == 0 and len(app.game) == 1
+
+
+def test_flash_full_rejects_the_action():
+    app, bus, clock, journal = started()
+    journal.fail = True
+    press(app, "3", "PLAY")
+    assert len(app.game) == 0
+    assert screen(app, bus).startswith("FULL")
+
+
+def test_quick_reference_cycles_values_and_costs():
+    app, bus, clock, journal = started()
+    press(app, "MENU")
+    assert screen(app, bus).startswith("rEF ")
+    press(app, "3")
+    assert screen(app, bus).startswith("3-3.0")
+    press(app, "3")
+    assert screen(app, bus).startswith("3-6.1")
+    press(app, "MENU")
+    assert app.mode == A.PLAY
+
+
+def test_one_display_pages_through_the_panels():
+    app, bus, clock, journal = started(ndisplays=1)
+    seen = []
+    for _ in range(4):
+        seen.append(screen(app, bus))
+        clock.now += A.PAGE_MS
+        app.step()
+    assert seen == ["----", "P1 F", "c  3", "5t 1"]
+
+
+def test_one_display_shows_the_entry_first():
+    app, bus, clock, journal = started(ndisplays=1)
+    clock.now += A.PAGE_MS
+    app.step()
+    press(app, "4")
+    assert screen(app, bus) == "4   "
+
+
+def test_two_displays_show_entry_and_preview():
+    app, bus, clock, journal = started(ndisplays=2)
+    press(app, "4", "AS", "9")
+    assert screen(app, bus) == "4   |=9: 2"
+
+
+def test_long_menu_opens_setup_and_a_new_game_archives_the_old():
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY")
+    press(app, "MENU:long")
+    assert app.mode == A.SETUP
+    press(app, "2", *(["PLAY"] * 7))
+    assert app.mode == A.PLAY and len(app.game) == 0
+    assert journal.archived and "1: play 3" in journal.archived[0]
+
+
+def test_face_keys_allocate_nothing():
+    if not MPY:
+        return
+    import micropython
+    app, bus, clock, journal = started()
+    press(app, "4")                       # warm up
+    press(app, "DEL")
+    micropython.heap_lock()
+    try:
+        app.key(4)
+        app.key(21)                       # DEL
+        app.step()
+    finally:
+        micropython.heap_unlock()
