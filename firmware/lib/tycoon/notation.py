@@ -63,7 +63,7 @@ def parse_line(line):
     if word == "pass" or word == "return":
         if args:
             raise NotationError("unexpected '%s' after %s" % (args[0], word))
-        return ("action", PASS if word == "pass" else RETURN, None, seat)
+        return ("action", PASS if word == "pass" else RETURN, ((), None), seat)
     if word != "play":
         raise NotationError("unknown word '%s'" % words[0])
     faces = []
