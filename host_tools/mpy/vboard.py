@@ -1,0 +1,85 @@
+"""The simulator's board process: runs the real firmware/main.py on virtual hardware.
+
+Started by host_tools/vbox.py as `micropython vboard.py KEY=VALUE ...` with the box's flash
+folder as working directory (pinmap.json at its root, the journal in games/):
+  main=PATH         the firmware's main.py (required)
+  devices=70,71     I2C addresses (hex) that have a chip (default: every display of the map)
+  held=MENU,5       keys down at power-up
+  t0=N  step=N      the clock at power-up; ms one idle() lets pass (default 0 and 5)
+  board=virtual|pico  virtual: box.hw_pico.build() returns the virtual `hw` directly;
+                    pico: the real box.hw_pico runs on virtual `machine` and `time` modules.
+When main.py returns (maintenance mode) or raises, the board reports `@r return` or
+`@r exception` and then idles like a board sitting at the REPL.
+"""
+import sys
+import json
+
+import vparts
+
+
+def options(argv):
+    opts = {"main": "", "devices": "", "held": "", "t0": "0", "step": "5", "board": "virtual"}
+    for arg in argv:
+        key, _, value = arg.partition("=")
+        if key not in opts:
+            raise ValueError("unknown option " + key)
+        opts[key] = value
+    return opts
+
+
+class _HwPico:
+    """Stands in for box.hw_pico: build() hands out the virtual board's hw."""
+
+    def __init__(self, board):
+        self._board = board
+
+    def build(self, pinmap=None):
+        return self._board.hw
+
+
+def watch_app(board):
+    """Let the board find the App the runtime builds (for `d` dumps)."""
+    import box.app as appmod
+    base = appmod.App
+
+    class App(base):
+        def __init__(self, *args, **kw):
+            base.__init__(self, *args, **kw)
+            board.app = self
+
+    appmod.App = App
+
+
+def main():
+    opts = options(sys.argv[1:])
+    with open("pinmap.json") as f:
+        pinmap = json.load(f)
+    if opts["devices"]:
+        devices = [int(a, 16) for a in opts["devices"].split(",") if a]
+    else:
+        devices = [d["address"] for d in pinmap["displays"]]
+    held = [h for h in opts["held"].split(",") if h]
+    board = vparts.Board(pinmap, devices, held, int(opts["t0"]), int(opts["step"]))
+    watch_app(board)
+    if opts["board"] == "pico":
+        sys.modules["machine"] = vparts.Machine(board)
+        sys.modules["time"] = vparts.Time(board)
+    else:
+        import box
+        stub = _HwPico(board)
+        sys.modules["box.hw_pico"] = stub
+        box.hw_pico = stub
+    with open(opts["main"]) as f:
+        source = f.read()
+    why = "return"
+    try:
+        exec(source, {"__name__": "__main__"})
+    except Exception as exc:  # the firmware crashed: show it, as the REPL would
+        sys.print_exception(exc, sys.stdout)
+        why = "exception"
+    vparts.send("r " + why)
+    while True:  # at the REPL: nothing runs, time still passes
+        board.sleep(1000)
+
+
+main()

@@ -1,0 +1,366 @@
+"""The virtual box: the real firmware under the MicroPython unix port on virtual hardware.
+
+`VBox` starts `micropython host_tools/mpy/vboard.py` with a folder as the box's flash (the
+working directory: pinmap.json at its root, the journal in games/) and the firmware's lib on
+MICROPYPATH. It speaks the line protocol of docs/simulator.md: the board reports I2C writes,
+which go to one `VirtualHT16K33` per display address of the pin map; the host sets keys,
+unplugs displays and grants virtual time. Nothing runs between two calls: the board waits
+in its main loop's idle() until the host lets time pass (`advance`).
+
+    with VBox() as box:
+        box.boot()
+        box.tap("PLAY")
+        print(box.displays(), box.state(), box.journal_text())
+"""
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from host_tools import FIRMWARE, ROOT
+from host_tools.ht16k33_model import VirtualHT16K33
+
+MPY = os.path.join(ROOT, "host_tools", "mpy")
+LIB = os.path.join(FIRMWARE, "lib")
+MAIN = os.path.join(FIRMWARE, "main.py")
+PINMAP = os.path.join(FIRMWARE, "pinmap.json")
+
+# Key names the box knows (box.keys.NAMES), upper case; hex faces also in lower case.
+KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
+             "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
+
+HOLD_MS = 60   # a key press as a person makes it
+GAP_MS = 60
+LONG_MS = 1000  # comfortably past the firmware's 700 ms long press
+
+
+class BoxError(RuntimeError):
+    """The board process misbehaved: crashed, stopped answering, or refused a command."""
+
+
+def key_name(name):
+    """The canonical name of a key (upper case), or ValueError naming the unknown key."""
+    canon = str(name).upper()
+    if canon not in KEY_NAMES:
+        raise ValueError("unknown key %r (keys: %s)" % (name, " ".join(KEY_NAMES)))
+    return canon
+
+
+def micropython():
+    """The unix-port binary of this environment (next to the running Python, or on PATH)."""
+    here = os.path.join(os.path.dirname(sys.executable), "micropython")
+    path = here if os.path.exists(here) else shutil.which("micropython")
+    if not path:
+        raise BoxError("micropython (unix port) not found: run `make venv`")
+    return path
+
+
+class VBox:
+    """One virtual box. `flash`: folder holding its filesystem (a temporary one when None,
+    removed by close()). `devices`: display addresses that are fitted (default: all of the
+    pin map). `board`: "virtual" (vboard hands main.py a virtual hw) or "pico" (the real
+    box.hw_pico on virtual machine/time modules). `step_ms`: virtual ms per main-loop pass.
+    `timeout`: wall-clock seconds to wait for the board before BoxError."""
+
+    def __init__(self, flash=None, devices=None, board="virtual", step_ms=5, t0=0,
+                 timeout=30.0, heap="512K"):
+        self._own_flash = flash is None
+        self.flash = flash or tempfile.mkdtemp(prefix="vbox-flash-")
+        os.makedirs(self.flash, exist_ok=True)
+        with open(PINMAP) as f:
+            self.pinmap = json.load(f)
+        self.addresses = [d["address"] for d in self.pinmap["displays"]]
+        self.devices = list(self.addresses if devices is None else devices)
+        self.chips = {a: VirtualHT16K33(a) for a in self.devices}
+        self.board = board
+        self.step_ms = step_ms
+        self.t0 = t0
+        self.timeout = timeout
+        self.heap = heap
+        self.held = set()       # keys the host holds down (kept over power cycles)
+        self.unplugged = set()  # display addresses pulled off the bus
+        self.proc = None
+        self.mode = "off"       # off, running, repl (main.py returned), crashed, cut
+        self.now = None         # the board's clock at its last idle
+        self.boots = 0
+        self.watchdog = None    # timeout of the watchdog main.py started, this power-up
+        self.emitted = []       # hw.emit lines (state JSON for `matchbox watch`)
+        self.console = []       # other output of the board (prints, tracebacks)
+        self.tones = []         # (ms, hz, duty) buzzer changes
+        self.naks = {}          # address -> writes that got no ACK
+        self.cut_at = None      # flash units done when a scheduled cut struck
+        self._pending = []
+        self._buf = b""
+
+    # --- power --------------------------------------------------------------------------------
+
+    def boot(self):
+        """Power up: start the board process and run it to its first idle; returns mode."""
+        if self.proc is not None:
+            raise BoxError("the box is already on")
+        dst = os.path.join(self.flash, "pinmap.json")
+        if not os.path.exists(dst):
+            shutil.copyfile(PINMAP, dst)
+        for chip in self.chips.values():
+            chip.power_on()
+        args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "vboard.py"),
+                "main=" + MAIN, "board=" + self.board, "step=%d" % self.step_ms,
+                "t0=%d" % self.t0, "devices=" + ",".join("%02x" % a for a in self.devices),
+                "held=" + ",".join(sorted(self.held))]
+        env = dict(os.environ)
+        env["MICROPYPATH"] = MPY + os.pathsep + LIB
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, cwd=self.flash, env=env,
+                                     bufsize=0, start_new_session=True)
+        self._buf = b""
+        self._pending = [("u %02x" % a) for a in sorted(self.unplugged)]
+        self.mode = "running"
+        self.watchdog = None
+        self.cut_at = None
+        self.boots += 1
+        self._read_until("i")
+        if self._pending:
+            self.advance(0)
+        return self.mode
+
+    def kill(self):
+        """Power cut: the process dies at once (SIGKILL), the displays go dark."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        for chip in self.chips.values():
+            chip.power_on()
+            chip.oscillator = False
+        if self.mode != "cut":
+            self.mode = "off"
+
+    def reboot(self):
+        """Power off and on again (same flash)."""
+        self.kill()
+        return self.boot()
+
+    def close(self):
+        """Stop the board; remove the flash folder if it was a temporary one."""
+        if self.proc is not None:
+            try:
+                self.proc.stdin.write(b"q\n")
+            except OSError:
+                pass
+            try:
+                self.proc.wait(2)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        self.mode = "off"
+        if self._own_flash:
+            shutil.rmtree(self.flash, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def on(self):
+        return self.proc is not None
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def press(self, name):
+        """Hold a key down (takes effect at the next advance; kept while the box is off)."""
+        name = key_name(name)
+        self.held.add(name)
+        if self.proc is not None:
+            self._pending.append("k %s 1" % name)
+
+    def release(self, name):
+        name = key_name(name)
+        self.held.discard(name)
+        if self.proc is not None:
+            self._pending.append("k %s 0" % name)
+
+    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
+        """Press, hold `hold` ms, release, wait `gap` ms."""
+        self.press(name)
+        self.advance(hold)
+        self.release(name)
+        self.advance(gap)
+
+    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
+        self.tap(name, hold, gap)
+
+    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
+        """Tap each key of a list or a space-separated string; stops early on a power cut."""
+        if isinstance(names, str):
+            names = names.split()
+        for name in names:
+            if self.proc is None:
+                return
+            self.tap(name, hold, gap)
+
+    def unplug(self, addr):
+        """Pull a display off the bus: its writes get no ACK from now on."""
+        self.unplugged.add(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = False
+        if self.proc is not None:
+            self._pending.append("u %02x" % addr)
+
+    def replug(self, addr):
+        """Plug a display back in: it powers up blank until the firmware sets it up again."""
+        self.unplugged.discard(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = True
+        if self.proc is not None:
+            self._pending.append("p %02x" % addr)
+
+    def cut_after(self, units):
+        """Schedule a power cut: after `units` more flash units (bytes written, opens for
+        writing, renames, removes, mkdirs) the board stops in the middle of the operation
+        and is killed; `mode` becomes "cut". The cut strikes during a later advance()."""
+        self._pending.append("c %d" % units)
+
+    # --- time ---------------------------------------------------------------------------------
+
+    def advance(self, ms):
+        """Send what is pending and let `ms` virtual milliseconds pass on the box."""
+        if self.proc is None:
+            self._pending = []
+            return
+        self._send(self._pending + ["t %d" % ms])
+        self._pending = []
+        if ms > 0:
+            self._read_until("i")
+
+    # --- outputs ------------------------------------------------------------------------------
+
+    def displays(self):
+        """What each fitted display shows, in pin-map order: '' when it is dark (unplugged,
+        not set up, switched off), else the reading of VirtualHT16K33.text()."""
+        out = []
+        for a in self.addresses:
+            chip = self.chips.get(a)
+            if chip is None:
+                continue
+            out.append(chip.text() if chip.plugged and chip.lit else "")
+        return out
+
+    def dump(self):
+        """The board's own report: {"time", "flash_ops", "watchdog", "mode", "game"}."""
+        if self.proc is None:
+            raise BoxError("the box is off")
+        self._send(self._pending + ["d"])
+        self._pending = []
+        line = self._read_until("d")
+        return json.loads(line)
+
+    def game(self):
+        """tycoon.state JSON (as a dict) of the box's game, None when it has none."""
+        return self.dump()["game"]
+
+    def state(self):
+        """The game state as `matchbox sim` prints it: None while the setup menu is open."""
+        d = self.dump()
+        return None if d["mode"] in ("setup", "none") else d["game"]
+
+    def journal_text(self, name="current.txt"):
+        """The text of games/<name> on the box's flash ('' when there is none)."""
+        path = os.path.join(self.flash, "games", name)
+        if not os.path.exists(path):
+            return ""
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    # --- the line protocol --------------------------------------------------------------------
+
+    def _send(self, commands):
+        data = "".join(c + "\n" for c in commands).encode()
+        try:
+            self.proc.stdin.write(data)
+        except (BrokenPipeError, OSError):
+            self._ended()
+
+    def _ended(self):
+        out = "\n".join(self.console[-30:])
+        self.kill()
+        self.mode = "crashed"
+        raise BoxError("the board process ended unexpectedly:\n" + out)
+
+    def _lines(self):
+        deadline = time.monotonic() + self.timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line, self._buf = self._buf[:nl], self._buf[nl + 1:]
+                yield line.decode("utf-8", "replace")
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                self.mode = "crashed"
+                raise BoxError("the board did not answer in %ss:\n%s" % (
+                    self.timeout, "\n".join(self.console[-30:])))
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    if self._buf:
+                        self._buf += b"\n"
+                        continue
+                    self._ended()
+                self._buf += chunk
+
+    def _read_until(self, kind):
+        """Handle board lines until one of `kind` ('i' or 'd') or a power cut; returns the
+        rest of that line."""
+        for line in self._lines():
+            if not line.startswith("@"):
+                self.console.append(line)
+                continue
+            op, _, rest = line[1:].partition(" ")
+            if op == "w":
+                addr, _, data = rest.partition(" ")
+                chip = self.chips.get(int(addr, 16))
+                if chip is not None:
+                    chip.write(bytes.fromhex(data))
+            elif op == "i":
+                self.now = int(rest)
+            elif op == "s":
+                self.emitted.append(rest)
+            elif op == "n":
+                a = int(rest, 16)
+                self.naks[a] = self.naks.get(a, 0) + 1
+            elif op == "b":
+                self.tones.append(tuple(int(x) for x in rest.split()))
+            elif op == "g":
+                words = rest.split()
+                if words[0] == "wdt":
+                    self.watchdog = int(words[1])
+            elif op == "r":
+                self.mode = "repl" if rest == "return" else "crashed"
+            elif op == "x":
+                self.cut_at = int(rest)
+                self.mode = "cut"
+                self.kill()
+                return None
+            elif op == "e":
+                raise BoxError(rest)
+            if op == kind:
+                return rest
+        return None
