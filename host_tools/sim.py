@@ -1,0 +1,110 @@
+"""`matchbox sim`: run the real firmware on the virtual box (host_tools.vbox).
+
+`--headless` boots the box, presses the given keys, lets announcements settle and prints one
+JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}.
+Key words (case does not matter; docs/simulator.md):
+  0-9 A-F G H AS PLAY PASS DEL UNDO MENU   a press: held 60 ms, then 60 ms released
+  NAME:long                                 held 1000 ms (a long press)
+  NAME:MS                                   held MS milliseconds
+  WAIT:MS                                   nothing pressed for MS milliseconds
+"""
+import json
+import os
+import sys
+
+from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, BoxError, VBox, key_name
+
+SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
+
+
+def add_arguments(parser):
+    parser.add_argument("--headless", action="store_true",
+                        help="no terminal UI: press --keys, print displays, state and journal as JSON")
+    parser.add_argument("--journal", metavar="FILE",
+                        help="power on with this game record as the box's games/current.txt (a resume)")
+    parser.add_argument("--keys", default="", metavar='"K K ..."',
+                        help="keys to press: 0-F G H AS PLAY PASS DEL UNDO MENU, NAME:long, "
+                             "NAME:MS (held MS ms), WAIT:MS")
+    parser.add_argument("--settle", type=int, default=SETTLE_MS, metavar="MS",
+                        help="virtual ms to let pass after the last key (default %d)" % SETTLE_MS)
+
+
+def parse_keys(text):
+    """The key words as steps: ("key", NAME, hold_ms) or ("wait", None, ms).
+    ValueError names the first word that is not a key."""
+    steps = []
+    for word in text.split():
+        name, sep, arg = word.partition(":")
+        if name.upper() == "WAIT":
+            if not arg.isdigit():
+                raise ValueError("WAIT needs milliseconds, as in WAIT:500 (got %r)" % word)
+            steps.append(("wait", None, int(arg)))
+            continue
+        try:
+            name = key_name(name)
+        except ValueError:
+            raise ValueError("unknown key %r in --keys" % word) from None
+        if not sep:
+            hold = HOLD_MS
+        elif arg.lower() == "long":
+            hold = LONG_MS
+        elif arg.isdigit() and int(arg) > 0:
+            hold = int(arg)
+        else:
+            raise ValueError("unknown key %r in --keys (NAME, NAME:long or NAME:MS)" % word)
+        steps.append(("key", name, hold))
+    return steps
+
+
+def headless(args, out=None):
+    """Run the box without a UI; returns the exit status."""
+    out = out or sys.stdout
+    try:
+        steps = parse_keys(args.keys)
+    except ValueError as exc:
+        print("matchbox sim: %s" % exc, file=sys.stderr)
+        return 2
+    record = None
+    if args.journal:
+        try:
+            with open(args.journal, "rb") as f:
+                record = f.read()
+        except OSError as exc:
+            print("matchbox sim: cannot read %s: %s" % (args.journal, exc.strerror), file=sys.stderr)
+            return 2
+    with VBox() as box:
+        if record is not None:
+            os.makedirs(os.path.join(box.flash, "games"))
+            with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
+                f.write(record)
+        try:
+            box.boot()
+            for kind, name, ms in steps:
+                if kind == "wait":
+                    box.advance(ms)
+                else:
+                    box.tap(name, ms, GAP_MS)
+            box.advance(max(args.settle, 1))
+            result = {"displays": box.displays(), "state": box.state(),
+                      "journal": box.journal_text()}
+        except BoxError as exc:
+            print("matchbox sim: the box failed: %s" % exc, file=sys.stderr)
+            return 1
+        if box.mode != "running":
+            print("matchbox sim: the firmware stopped (%s):\n%s" % (
+                box.mode, "\n".join(box.console[-20:])), file=sys.stderr)
+            return 1
+    out.write(json.dumps(result) + "\n")
+    return 0
+
+
+def interactive(args):
+    """The terminal simulator (not written yet)."""
+    print("the interactive simulator is coming; use --headless", file=sys.stderr)
+    return 2
+
+
+def run(args):
+    if args.headless:
+        return headless(args)
+    return interactive(args)
