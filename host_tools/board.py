@@ -142,7 +142,7 @@ class Board:
         out = self.exec("_mbx_files(%r)\n_mbx_dirs(%r)" % (list(paths), list(dirs)))
         result = {}
         for line in out.decode("utf-8", "replace").splitlines():
-            parts = line.split(" ")
+            parts = line.split("\t")
             if len(parts) == 3 and parts[0] == "F":
                 result[parts[1]] = parts[2] if parts[2] != "?" else None
         for path, digest in list(result.items()):
@@ -196,7 +196,8 @@ class Board:
         """Every file under folder on the board, recursively: sorted absolute paths."""
         self._ensure_helpers()
         out = self.exec("_mbx_list(%r)" % folder)
-        return sorted(line[2:] for line in out.decode("utf-8", "replace").splitlines() if line.startswith("F "))
+        lines = out.decode("utf-8", "replace").splitlines()
+        return sorted(line.split("\t")[1] for line in lines if line.startswith("F\t"))
 
     def free_bytes(self):
         """Free space of the board's filesystem, from os.statvfs('/')."""
@@ -242,7 +243,7 @@ def _mbx_hash(p):
 def _mbx_files(ps):
     for p in ps:
         try:
-            print('F', p, _mbx_hash(p))
+            print('F', p, _mbx_hash(p), sep='\t')
         except OSError:
             pass
 def _mbx_walk(d, hashes):
@@ -255,7 +256,7 @@ def _mbx_walk(d, hashes):
         if e[1] == 0x4000:
             _mbx_walk(p, hashes)
         else:
-            print('F', p, _mbx_hash(p) if hashes else '-')
+            print('F', p, _mbx_hash(p) if hashes else '-', sep='\t')
 def _mbx_dirs(ds):
     for d in ds:
         _mbx_walk(d, True)

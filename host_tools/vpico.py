@@ -182,7 +182,7 @@ class VirtualPicoError(RuntimeError):
 class VirtualPico:
     """Context manager: a MicroPython board on a pty. `.port` is the device path."""
 
-    def __init__(self, flash_dir, capacity=None, micropython=None, start_timeout=10.0):
+    def __init__(self, flash_dir, capacity=None, micropython=None, start_timeout=10.0, trace=False):
         self.flash_dir = os.path.abspath(flash_dir)
         self.capacity = capacity
         self.micropython = micropython or _find_micropython()
@@ -200,6 +200,13 @@ class VirtualPico:
         self._to_child = bytearray()
         self._ready = threading.Event()
         self._error = None
+        self.trace = [] if trace else None  # (seconds, "host>"/"<child"/"event", bytes) for debugging
+        self._hold = None  # time a Ctrl-D went to the child; later host bytes wait (see _from_host)
+        self._held = bytearray()
+        self._after = b""
+        self._host_raw = False
+        self._hold_until_exit = False
+        self._after_at = 0.0
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self):
@@ -290,6 +297,7 @@ class VirtualPico:
     def _reboot(self):
         """The interpreter ended (Ctrl-D, sys.exit, crash): start a fresh one, as a soft reset."""
         was_raw = self._raw
+        self._log("event", b"reboot raw=%d" % was_raw)
         self._kill()
         self.reboots += 1
         self._queue_host(SOFT_REBOOT)
@@ -299,9 +307,10 @@ class VirtualPico:
             return False
         if not was_raw:
             self._queue_host(out)
-            self._raw = False
+            self._raw = self._host_raw = False
             return True
         self._to_child += b"\r\x01"
+        self._host_raw = True
         self._flush_child()
         out = self._read_child_until(RAW_MARK)
         if out is None:
@@ -342,6 +351,60 @@ class VirtualPico:
             except (BrokenPipeError, OSError):
                 pass  # the child is ending; its stdout EOF triggers the reboot
 
+    def _from_host(self, data):
+        """Forward host bytes, but hold those after a Ctrl-D until the child has answered it.
+
+        A Ctrl-D may end the interpreter (soft reset): bytes sent right after it would reach
+        the dying process and be lost, so they wait for its answer, or for the restart when
+        the answer is only the "\r\n" / "OK\r\n" printed before exiting.
+        """
+        if self._hold is not None:
+            self._held += data
+            return
+        i = data.find(b"\x04")
+        head = data if i < 0 else data[: i + 1]
+        for c in head:  # the mode the child will be in when it reads the Ctrl-D
+            if c == 1:
+                self._host_raw = True
+            elif c == 2:
+                self._host_raw = False
+        self._to_child += head
+        if i < 0:
+            return
+        self._log("event", b"hold")
+        self._hold, self._after = time.monotonic(), b""
+        self._hold_until_exit = not self._host_raw  # Ctrl-D at the friendly prompt always ends it
+        self._held += data[i + 1:]
+
+    def _log(self, what, data):
+        if self.trace is not None:
+            self.trace.append((time.monotonic(), what, bytes(data)))
+
+    def _release(self):
+        self._log("event", b"release " + bytes(self._held))
+        held = bytes(self._held)
+        self._held = bytearray()
+        self._hold = None
+        if held:
+            self._from_host(held)
+
+    def _check_hold(self, child_data=None):
+        if self._hold is None:
+            return
+        now = time.monotonic()
+        if self._hold_until_exit:
+            if now - self._hold > 1.0:
+                self._release()  # Ctrl-D on a non-empty line: no exit after all
+        elif child_data:
+            self._after += child_data
+            self._after_at = now
+            if not self._after.endswith(b"\r\n"):
+                self._release()
+        elif self._after and now - self._after_at > 0.15:
+            self._release()  # printed "\r\n" but did not exit
+        elif now - self._hold > 1.0:
+            self._release()
+
     def _track_mode(self, data):
         text = self._tail + data
         raw_at, friendly_at = text.rfind(RAW_MARK), text.rfind(FRIENDLY_MARK)
@@ -362,24 +425,30 @@ class VirtualPico:
                 if self._master in r:
                     data = _read(self._master)
                     if data:
-                        self._to_child += data
+                        self._log("host>", data)
+                        self._from_host(data)
                 if child_out in r:
                     data = _read(child_out)
                     if data:
+                        self._log("<child", data)
                         failures = 0
                         self._track_mode(data)
                         self._queue_host(data)
+                        self._check_hold(data)
                     elif data is not None:  # EOF: the interpreter ended
                         if self._stopping.is_set():
                             break
+                        self._to_child = bytearray()  # what the old interpreter did not read is gone
                         if self._reboot():
                             failures = 0
+                            self._release()
                         else:
                             failures += 1
                             if failures >= 3:
                                 self._error = "virtual Pico interpreter keeps failing to start"
                                 self._ready.set()
                                 break
+                self._check_hold()
                 if self._to_host:
                     try:
                         n = os.write(self._master, self._to_host)

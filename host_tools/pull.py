@@ -1,0 +1,93 @@
+"""`matchbox pull`: download the box's games (the running journal and the archive).
+
+Fetches /games/current.txt (if there is one) to DIR/current.txt and every file under
+/games/archive/ to DIR/archive/..., default DIR ./games. Nothing on the board is written
+or deleted; the box's program is stopped while reading and restarted (soft reset) after.
+An archived game already pulled with different content is kept: the new copy gets a -2,
+-3... suffix. Exit status: 0 done, 1 cannot write DIR, 2 board/port problem.
+"""
+import os
+import sys
+
+import serial
+from mpremote.transport import TransportError, TransportExecError
+
+from host_tools.board import CONNECT_TIMEOUT, BoardError, connect
+
+CURRENT = "/games/current.txt"
+ARCHIVE = "/games/archive"
+
+
+def add_arguments(parser):
+    parser.add_argument("dir", nargs="?", default="games", metavar="DIR",
+                        help="where to put the games (default: ./games)")
+    parser.add_argument("--port", default="auto",
+                        help="serial port of the box (default: auto, the first USB serial device)")
+    parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
+                        help="seconds to wait for the board's raw REPL (default %(default)s)")
+
+
+def run(args):
+    return pull(args.dir, port=args.port, timeout=args.timeout)
+
+
+def _free_name(path, data):
+    """path itself when it is new or already holds data, else the first free path-N."""
+    base, ext = os.path.splitext(path)
+    n = 1
+    while os.path.exists(path):
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return path
+        n += 1
+        path = "%s-%d%s" % (base, n, ext)
+    return path
+
+
+def _save(path, data, keep_old):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    if keep_old:
+        path = _free_name(path, data)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT):
+    """Copy the board's games into dest; returns the exit status."""
+    try:
+        board = connect(port, timeout=timeout)
+    except BoardError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    fetched = 0
+    with board:
+        try:
+            wanted = []
+            if board.file_size(CURRENT) is not None:
+                wanted.append((CURRENT, os.path.join(dest, "current.txt"), False))
+            for path in board.list_files(ARCHIVE):
+                rel = path[len(ARCHIVE) + 1:]
+                wanted.append((path, os.path.join(dest, "archive", *rel.split("/")), True))
+            for remote, local, keep_old in wanted:
+                data = board.read_file(remote)
+                try:
+                    saved = _save(local, data, keep_old)
+                except OSError as exc:
+                    print("error: cannot write %s: %s" % (local, exc.strerror or exc), file=sys.stderr)
+                    return 1
+                print("%s -> %s (%d bytes)" % (remote, saved, len(data)))
+                fetched += 1
+            board.restart(hard=False)
+        except TransportExecError as exc:
+            lines = exc.error_output.strip().splitlines()
+            print("error: the board reported: %s" % (lines[-1] if lines else "an error"), file=sys.stderr)
+            return 2
+        except (TransportError, serial.SerialException, OSError) as exc:
+            print("error: lost the board on %s: %s" % (board.port, exc), file=sys.stderr)
+            return 2
+    if fetched:
+        print("pulled %d file%s into %s" % (fetched, "" if fetched == 1 else "s", dest))
+    else:
+        print("no games on the board (no %s, nothing in %s/)" % (CURRENT, ARCHIVE))
+    return 0
