@@ -1,0 +1,248 @@
+"""The game record notation (tycoon.notation): reader, errors with line numbers, writer."""
+from tycoon import notation
+from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
+from engine_helpers import faces, record, record_error, snapshot, syntax_line, illegal_line, random_game
+
+CLEAN = "players 3\ndealer 2\nsticks 30\nhands 5 5 5\n2: play 6 9 as 9\n3: pass\n1: play A A\n2: pass\n3: pass"
+
+
+def test_comments_blank_lines_and_spacing():
+    text = ("# a game\n\n  players 3   # three of us\ndealer 2\n\t sticks 30\nhands 5  5 5\n\n"
+            "# first trick\n2: play 6 9 as 9 # turned\n  3:  pass\n1: play A A\n\n2: pass\n3: pass  \n# end")
+    assert snapshot(record(text)) == snapshot(record(CLEAN))
+
+
+def test_case_insensitive():
+    text = ("PLAYERS 3\nDealer 2\nSTICKS 30\nHands 5 5 5\n2: PLAY 6 9 AS 9\n3: Pass\n1: play a A\n"
+            "2: PASS\n3: pass")
+    assert snapshot(record(text)) == snapshot(record(CLEAN))
+    g = record("players 3\nexpansion GH2\nrevolution 4\n1: play b B\n2: play 3 e AS e")
+    assert g.expansion == "gh2" and g.revolution_size == 4
+    assert g.table == (14, 2, 2, 0)
+
+
+def test_seat_prefix_is_optional_and_may_touch_the_word():
+    a = record("players 3\nplay 3\npass\nplay 5 as 9")
+    b = record("players 3\n1: play 3\n2: pass\n3:play 5 as 9")
+    assert snapshot(a) == snapshot(b)
+    assert b.table == (9, 1, 3, 1)
+
+
+def test_headers_in_any_order_with_defaults():
+    a = record("hands 5 6 7\nsticks 52\nplayers 3")
+    assert list(a.hands) == [5, 6, 7] and a.tokens == 52 and a.dealer == 1
+    assert a.expansion == "none" and a.revolution_size == 5
+    b = record("players 5")
+    assert snapshot(b) == snapshot(Game(5))
+
+
+def test_crlf_lines():
+    g, error = notation.load(["players 3\r\n", "1: play 3\r\n", "2: pass\r\n"])
+    assert error is None and g.turn == 3
+
+
+# --- syntax errors ----------------------------------------------------------------------
+
+def test_unknown_word():
+    syntax_line("players 3\njump", 2)
+    syntax_line("players 3\n1: play 3\n2: fold", 3)
+    syntax_line("players 3\n1: play 3\n2 : pass", 3)
+    syntax_line("player 3", 1)
+
+
+def test_header_after_an_action_or_repeated():
+    game, _ = syntax_line("players 3\n1: play 3\nsticks 30", 3)
+    assert game is not None and len(game) == 1 and game.tokens == 40
+    game, _ = syntax_line("players 3\n\n# again\nplayers 4", 4)
+    assert game is None
+    syntax_line("players 3\nhands 5 5 5\nsticks 3\nhands 5 5 5", 4)
+
+
+def test_bad_numbers():
+    syntax_line("players three", 1)
+    syntax_line("players 3\nsticks -1", 2)
+    syntax_line("players 3\nsticks 4x", 2)
+    syntax_line("players 3\ndealer 1.5", 2)
+    syntax_line("players 3\nhands 5 x 5", 2)
+    syntax_line("players 3\nx: pass", 2)
+    syntax_line("players 3\n-1: play 3", 2)
+
+
+def test_header_arguments():
+    syntax_line("players", 1)
+    syntax_line("players 3 4", 1)
+    syntax_line("players 3\nexpansion gh3", 2)
+    syntax_line("players 3\nexpansion", 2)
+    syntax_line("players 3\nrevolution 3", 2)
+    syntax_line("players 3\nrevolution 6", 2)
+    syntax_line("players 3\nhands", 2)
+    syntax_line("players 3\n1: players 3", 2)
+
+
+def test_players_outside_two_to_eight():
+    for n in (0, 1, 9, 10):
+        syntax_line("players %d\n1: play 3" % n, 1)
+    for n in range(2, 9):
+        assert record("players %d" % n).players == n
+
+
+def test_dealer_outside_the_seats():
+    syntax_line("players 3\ndealer 4\n1: play 3", 2)
+    syntax_line("# c\ndealer 0\nplayers 3\n1: play 3", 2)
+    syntax_line("players 3\n\ndealer 9", 3)          # no actions: still checked at the end
+    assert record("players 3\ndealer 3").turn == 3
+
+
+def test_hands_with_the_wrong_number_of_seats_or_too_many_cards():
+    syntax_line("players 3\nhands 5 5\n1: play 3", 2)
+    syntax_line("players 3\nhands 5 5 5 5\n1: play 3", 2)
+    syntax_line("players 2\nhands 30 27", 2)
+    syntax_line("players 4\nexpansion gh2\nhands 15 15 15 16\n1: play 3", 3)
+    assert record("players 4\nexpansion gh2\nhands 15 15 15 15").cards == [15, 15, 15, 15]
+    assert record("players 2\nhands 28 28").cards == [28, 28]
+
+
+def test_missing_players_header():
+    syntax_line("dealer 1\n1: play 3", 2)
+    syntax_line("", 1)
+    _, error = record_error("# nothing here")
+    assert error[1] == "syntax"
+
+
+def test_tokens_that_are_no_face():
+    for token in ("X", "L", "10", "P", "-1", "3,"):
+        syntax_line("players 3\n1: play %s" % token, 2)
+    syntax_line("players 3\n1: play 3 as X", 2)
+    syntax_line("players 3\n1: play 3 as 10", 2)
+
+
+def test_play_without_faces_and_as_without_value():
+    syntax_line("players 3\n1: play", 2)
+    syntax_line("players 3\nplay as 3", 2)
+    syntax_line("players 3\n1: play 3 as", 2)
+    syntax_line("players 3\n1: play 3 as 9 9", 2)
+    syntax_line("players 3\n1: play 3\n2: pass 3", 3)
+    syntax_line("players 3\nhands 0 5 5\n1: return 1", 3)
+    syntax_line("players 3\n1:", 2)
+
+
+def test_syntax_error_keeps_the_game_so_far():
+    game, message = syntax_line("players 3\n1: play 3\n2: play 4\n3: play Z\n1: pass", 4)
+    assert len(game) == 2 and game.table == (4, 1, 2, 0) and game.turn == 3
+    assert isinstance(message, str)
+
+
+def test_expansion_faces_without_expansion_are_illegal_not_syntax():
+    illegal_line("players 3\n1: play G", 2, "no-such-card")
+    illegal_line("players 3\n1: play h h", 2, "no-such-card")
+    illegal_line("players 3\n1: play 8 as H", 2, "no-such-value")
+    illegal_line("players 3\n1: play 3\n2: play C as g", 3, "no-such-value")
+    assert record("players 3\nexpansion gh4\n1: play G\n2: play H").finished is False
+
+
+def test_illegal_actions_with_line_numbers():
+    g = illegal_line("players 3\n\n# start\n1: play 3\n2: play 2", 5, "not-stronger")
+    assert len(g) == 1 and g.turn == 2
+    illegal_line("players 3\n2: play 3", 2, "not-your-turn")
+    illegal_line("players 3\npass", 2, "cannot-pass")
+    illegal_line("players 3\nreturn", 2, "has-cards")
+    illegal_line("players 3\nhands 1 5 5\nplay 3\npass\npass\npass", 6, "must-return")
+    illegal_line("players 2\nhands 1 3\nplay 3 as 9\npass", 4, "game-over")
+    illegal_line("players 3\nplay 4 as 9", 2, "not-enough-sticks")
+    illegal_line("players 3\nplay 6 9", 2, "mixed-values")
+    illegal_line("players 3\nplay 2 as 3", 2, "impossible-shape")
+    illegal_line("players 3\nhands 2 5 5\nplay 1 1 1", 3, "not-in-hand")
+    illegal_line("players 3\nplay 1 1 1 1 1 1", 2, "too-many-cards")
+    illegal_line("players 3\nplay 1 1\nplay 1", 3, "wrong-count")
+
+
+def test_reader_feed():
+    r = notation.Reader()
+    assert r.feed("players 3") == 0 and r.game is None
+    assert r.feed("# comment") == 0
+    assert r.feed("1: play F") != 0        # forced: event flags come back
+    g = r.game
+    assert g.turn == 1 and g.table is None
+    before = snapshot(g)
+    try:
+        r.feed("2: pass")
+        raise AssertionError("not-your-turn expected")
+    except IllegalAction as exc:
+        assert exc.code == "not-your-turn"
+    assert snapshot(g) == before
+    try:
+        r.feed("1: dance")
+        raise AssertionError("syntax error expected")
+    except notation.NotationError as exc:
+        assert "dance" in exc.message
+    assert snapshot(g) == before
+    assert r.lineno == 5
+    r.feed("play 3")
+    assert r.finish() is g and len(g) == 2
+
+
+def test_reader_finish_without_actions():
+    r = notation.Reader()
+    r.feed("players 4")
+    g = r.finish()
+    assert snapshot(g) == snapshot(Game(4))
+
+
+def test_load_accepts_any_iterable_of_lines():
+    def gen():
+        yield "players 3\n"
+        yield "1: play 3\n"
+    g, error = notation.load(gen())
+    assert error is None and len(g) == 1
+
+
+# --- the writer -------------------------------------------------------------------------
+
+def test_header_text():
+    assert notation.header_text(Game(3)) == ("players 3\ndealer 1\nexpansion none\nrevolution 5\n"
+                                              "sticks 40\nhands 15 15 15\n")
+    g = Game(5, dealer=4, expansion="gh4", revolution=4, sticks=52, hands=[9, 8, 7, 6, 0])
+    assert notation.header_text(g) == ("players 5\ndealer 4\nexpansion gh4\nrevolution 4\n"
+                                       "sticks 52\nhands 9 8 7 6 0\n")
+
+
+def test_action_text():
+    assert notation.action_text(PLAY, 2, (6, 9), 9, True) == "2: play 6 9 as 9\n"
+    assert notation.action_text(PLAY, 1, (10, 11, 13), 13, False) == "1: play A B D\n"
+    assert notation.action_text(PLAY, 8, (16,), 17, True) == "8: play G as H\n"
+    assert notation.action_text(PASS, 3) == "3: pass\n"
+    assert notation.action_text(RETURN, 4) == "4: return\n"
+
+
+def test_write_canonical_form():
+    text = ("# messy\nPLAYERS 3\nhands 3 5 5\nPlay 6 9 As 9\n  pass # soft\n3: play a a as a\n"
+            "pass\n2: pass\n3: play 4\n1: play F\n")
+    g = record(text)
+    assert notation.write(g) == ("players 3\ndealer 1\nexpansion none\nrevolution 5\nsticks 40\n"
+                                 "hands 3 5 5\n1: play 6 9 as 9\n2: pass\n3: play A A as A\n"
+                                 "1: pass\n2: pass\n3: play 4\n1: play F\n")
+
+
+def test_write_with_returns_and_explicit_as_of_the_same_value():
+    g = record("players 3\nhands 1 5 5\nplay 3 as 3\npass\npass\nreturn")
+    out = notation.write(g)
+    assert out.endswith("1: play 3 as 3\n2: pass\n3: pass\n1: return\n")
+    assert snapshot(record(out)) == snapshot(g)
+
+
+def test_round_trip():
+    for text in (CLEAN, "players 8\nexpansion gh2\nrevolution 4\nsticks 7\n1: play 8 8 8 8\n2: play 2 2 2 2"):
+        g = record(text)
+        again = record(notation.write(g))
+        assert snapshot(again) == snapshot(g)
+        assert notation.write(again) == notation.write(g)
+
+
+def test_round_trip_random_games():
+    for seed in range(25):
+        g = random_game(seed)
+        text = notation.write(g)
+        again = record(text)
+        assert snapshot(again) == snapshot(g), "seed %d" % seed
+        assert notation.write(again) == text
+        assert again.finished == g.finished
