@@ -91,3 +91,16 @@ def test_firmware_map_is_a_link_to_the_hardware_map():
     assert os.readlink(link) == "../hardware/pinmap.json"
     with open(link) as f:
         assert json.load(f) == load_map()
+
+
+def test_readme_pin_table_matches_the_map():
+    m = load_map()
+    with open(os.path.join(HARDWARE, "README.md")) as f:
+        rows = re.findall(r"^\| GP(\d+) \| (\w+) \|", f.read(), re.M)
+    table = sorted((int(g), label) for g, label in rows)
+    kp = m["keypad"]
+    want = [(m["i2c"]["sda"], "SDA"), (m["i2c"]["scl"], "SCL"), (m["buzzer"]["gpio"], "BUZZER")]
+    want += [(g, "ROW%d" % (i + 1)) for i, g in enumerate(kp["rows"])]
+    want += [(g, "COL%d" % (i + 1)) for i, g in enumerate(kp["cols"])]
+    want += [(b["gpio"], b["name"]) for b in m["buttons"]]
+    assert table == sorted(want)
