@@ -51,6 +51,34 @@ def key_name(name):
     return canon
 
 
+def setup_keys(players, dealer=1, expansion="none", revolution=5, sticks=40, hands=None):
+    """The keys that fill the box's setup menu from its first item and start the game
+    (every item is typed in full, so earlier choices do not matter)."""
+    from tycoon.game import EXPANSIONS, default_hands
+    if hands is None:
+        hands = default_hands(players, expansion)
+    keys = [str(players), "PLAY", str(dealer), "PLAY", str(2 * EXPANSIONS.index(expansion)),
+            "PLAY", str(revolution), "PLAY"]
+    for n in [sticks] + list(hands):
+        keys += ["%d" % (n // 10 % 10), "%d" % (n % 10), "PLAY"]
+    return keys
+
+
+def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
+    """The keys that enter one action (a tuple of Game.actions()) on the box: the faces,
+    AS and the value when the record says `as`, then PLAY; PASS; PLAY to return a stick."""
+    from tycoon.cards import char
+    from tycoon.game import PASS, PLAY
+    if kind == PASS:
+        return ["PASS"]
+    if kind != PLAY:
+        return ["PLAY"]
+    keys = [char(f) for f in faces]
+    if explicit:
+        keys += ["AS", char(value)]
+    return keys + ["PLAY"]
+
+
 def micropython():
     """The unix-port binary of this environment (next to the running Python, or on PATH)."""
     here = os.path.join(os.path.dirname(sys.executable), "micropython")

@@ -404,7 +404,8 @@ class Board:
                 send("e unknown command: " + line.strip())
 
     def dump(self):
-        """`@d {...}`: the clock, flash units used, the app's mode and its game as state JSON."""
+        """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
+        the app's mode and its game as state JSON."""
         from tycoon.state import to_json
         app = getattr(self.hw, "app", None) or self.app
         mode = "none"
@@ -415,9 +416,11 @@ class Board:
             for name in ("SETUP", "PLAY", "REF", "FINISHED"):
                 if getattr(a, name, None) == app.mode:
                     mode = name.lower()
-        send('d {"time": %d, "flash_ops": %d, "watchdog": %s, "mode": "%s", "game": %s}' % (
-            self.now, self.flash.ops, "true" if self.wdt is not None else "false", mode,
-            to_json(game)))
+        import gc
+        gc.collect()
+        send('d {"time": %d, "flash_ops": %d, "heap": %d, "watchdog": %s, "mode": "%s", '
+             '"game": %s}' % (self.now, self.flash.ops, gc.mem_alloc(),
+                              "true" if self.wdt is not None else "false", mode, to_json(game)))
 
 
 class HW:
