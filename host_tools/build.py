@@ -207,7 +207,10 @@ def package_json(root=ROOT):
 
 
 def package_json_text(root=ROOT):
-    return json.dumps(package_json(root), indent=2) + "\n"
+    """package.json as written in the repo: one [board path, url] pair per line."""
+    manifest = package_json(root)
+    pairs = ",\n".join("    " + json.dumps(pair) for pair in manifest["urls"])
+    return '{\n  "urls": [\n%s\n  ],\n  "version": %s\n}\n' % (pairs, json.dumps(manifest["version"]))
 
 
 def main(argv=None):
