@@ -206,6 +206,9 @@ class Plot:
                 stop.add(el("text", "stops: line %d" % self.trace.error[0], x=x - 4,
                             y=bottom - 6, font_size=10, fill=ERROR, text_anchor="end"))
             parts.append(stop)
+        if not self.n:
+            parts.append(el("text", "no actions in the record", x=(X0 + X1) / 2,
+                            y=top + PANEL / 2, fill=MUTED, text_anchor="middle"))
         parts.append(el("polyline", points=points([(X0, top), (X0, bottom), (X1, bottom)]),
                         fill="none", stroke=AXIS, stroke_width=1))
         return parts

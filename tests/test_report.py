@@ -351,6 +351,19 @@ def test_bad_header_writes_nothing(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_header_only_record(tmp_path):
+    path = tmp_path / "deal.txt"
+    path.write_text("players 3\nhands 4 5 6\n")
+    out = tmp_path / "deal.svg"
+    assert make(path, out) == 0
+    root = parse_svg(out)
+    assert data(root, "data-actions") == 0
+    cards = {data(s, "data-seat"): s.get("data-values")
+             for s in root.findall(".//%spolyline[@class='series']" % SVG)
+             if s.get("data-what") == "cards"}
+    assert cards == {1: "4", 2: "5", 3: "6"}
+
+
 def test_unknown_output_extension(record, tmp_path, capsys):
     out = tmp_path / "plot.pdf"
     assert make(record, out) == 2
