@@ -53,7 +53,7 @@ class Keys:
         long_keys: codes that report long presses (None = every key)."""
         self.rows = tuple(rows)
         self.cols = tuple(cols)
-        items = buttons.items() if isinstance(buttons, dict) else buttons
+        items = list(buttons.items() if isinstance(buttons, dict) else buttons)
         self.buttons = tuple(p for _, p in items)
         self._bcode = bytes(code(n) for n, _ in items)
         self._mcode = bytes(code(ch) for row in legend for ch in row)  # matrix index -> code
