@@ -10,6 +10,7 @@ import contextlib
 import errno
 import io
 import os
+import time
 
 import serial
 import serial.tools.list_ports
@@ -18,6 +19,7 @@ from mpremote.transport_serial import SerialTransport
 
 RASPBERRY_PI_VID = 0x2E8A
 CONNECT_TIMEOUT = 10.0
+BUSY_RETRIES = 5
 CHUNK = 768  # bytes per write command (base64 keeps the command short and exact)
 
 
@@ -70,11 +72,21 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
         port = find_port()
     elif port.startswith("port:"):
         port = port[len("port:"):]
-    _probe_port(port)
-    try:
-        transport = SerialTransport(port, baudrate=115200, timeout=1)
-    except TransportError:
-        raise BoardError("%s is busy or went away while opening it" % port) from None
+    transport = None
+    for attempt in range(BUSY_RETRIES + 1):
+        # A port can be locked for a moment (e.g. by a process being spawned, which holds
+        # copies of open descriptors until it runs): retry before calling it busy.
+        try:
+            _probe_port(port)
+            transport = SerialTransport(port, baudrate=115200, timeout=1)
+            break
+        except BoardError as exc:
+            if attempt == BUSY_RETRIES or "busy" not in str(exc):
+                raise
+        except TransportError:
+            if attempt == BUSY_RETRIES:
+                raise BoardError("%s is busy or went away while opening it" % port) from None
+        time.sleep(0.1)
     board = Board(transport, port)
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got

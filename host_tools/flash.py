@@ -8,6 +8,7 @@ Only firmware files are ever touched: /main.py, /boot.py, /pinmap.json and files
 Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem or refusal.
 """
 import errno
+import os
 import sys
 import tempfile
 
@@ -95,7 +96,7 @@ def owned(staged_paths):
 def plan(local, on_board):
     """(paths to copy, paths to remove) from {path: sha256} here and on the board."""
     copy = [p for p in local if on_board.get(p) != local[p]]
-    copy.sort(key=lambda p: (p.count("/") == 1, p))  # libraries first, main.py last
+    copy.sort(key=lambda p: (p == "/main.py", p.count("/") == 1, p))  # libraries first, main.py last
     remove = sorted(p for p in on_board if p not in local and not p.startswith(PROTECTED))
     return copy, remove
 
@@ -161,12 +162,13 @@ def _flash(board, stage_dir, local, native, source, dry_run):
         if not dry_run:
             board.remove(path)
         print("%sremove %s (not in this build)" % (prefix, path[1:]))
+    total = sum(os.path.getsize(stage_dir + path) for path in local)
     for i, path in enumerate(copy, 1):
         with open(stage_dir + path, "rb") as f:
             data = f.read()
         print("%s[%d/%d] %s (%d bytes)" % (copy_prefix, i, len(copy), path[1:], len(data)), flush=True)
         if not dry_run:
-            _write(board, path, data)
+            _write(board, path, data, total)
     unchanged = len(local) - len(copy)
     if dry_run:
         print("dry run: %d to copy, %d to remove, %d up to date; nothing changed on the board"
@@ -190,7 +192,7 @@ def _flash(board, stage_dir, local, native, source, dry_run):
     return 0
 
 
-def _write(board, path, data):
+def _write(board, path, data, total):
     try:
         board.write_file(path, data)
     except OSError as exc:
@@ -201,6 +203,6 @@ def _write(board, path, data):
         except TransportExecError:
             pass
         raise BoardError(
-            "flash full while writing %s (%d bytes): %d bytes free on the board; the firmware "
-            "there is now incomplete: free space (pull and delete old games) and flash again"
-            % (path[1:], len(data), board.free_bytes())) from None
+            "flash full while writing %s (%d bytes): %d bytes free on the board, the whole build "
+            "takes %d; the firmware there is now incomplete: free space (pull, then delete old "
+            "games) and flash again" % (path[1:], len(data), board.free_bytes(), total)) from None

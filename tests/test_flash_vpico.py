@@ -1,0 +1,350 @@
+"""End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
+unix port on a pty, see host_tools/vpico.py), plus the virtual Pico itself under mpremote."""
+import hashlib
+import os
+import pty
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import serial
+
+from host_tools import build, cli, flash
+from host_tools.board import Board
+from host_tools.vpico import VirtualPico
+
+MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
+
+
+def _write(path, text):
+    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+    with open(str(path), "w") as f:
+        f.write(text)
+
+
+def _snapshot(folder):
+    """{relative path: (bytes, mtime_ns)} of every file under folder."""
+    snap = {}
+    for dirpath, _, files in os.walk(str(folder)):
+        for name in files:
+            full = os.path.join(dirpath, name)
+            with open(full, "rb") as f:
+                snap[os.path.relpath(full, str(folder))] = (f.read(), os.stat(full).st_mtime_ns)
+    return snap
+
+
+def _sha(path):
+    with open(str(path), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+@pytest.fixture
+def fw(tmp_path):
+    """A small firmware tree shaped like the real one (pin map symlinked from hardware/)."""
+    root = tmp_path / "firmware"
+    _write(root / "main.py", "import box.hello\nprint('box', box.hello.X)\n")
+    _write(root / "lib/box/__init__.py", '"""Box."""\n')
+    _write(root / "lib/box/hello.py", "X = 42\n")
+    _write(root / "lib/tycoon/__init__.py", "")
+    _write(root / "lib/tycoon/rules.py", "def cost(n):\n    return n * 2\n")
+    _write(tmp_path / "hardware/pinmap.json", '{"sda": 4, "scl": 5}\n')
+    os.symlink(os.path.join("..", "hardware", "pinmap.json"), str(root / "pinmap.json"))
+    return root
+
+
+@pytest.fixture
+def pico(tmp_path):
+    with VirtualPico(str(tmp_path / "flash")) as board:
+        yield board
+
+
+def _matchbox(capsys, *argv):
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _flash(capsys, pico, fw, *extra):
+    return _matchbox(capsys, "flash", "--port", pico.port, "--firmware", str(fw), "--timeout", "5", *extra)
+
+
+def _mpremote(pico, *args):
+    proc = subprocess.run([MPREMOTE, "connect", pico.port] + list(args),
+                          capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_flash_copies_verifies_and_the_board_runs_it(capsys, pico, fw, tmp_path):
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 0, out + err
+    staged = build.stage(str(tmp_path / "expect"), root=str(fw))
+    flash_dir = tmp_path / "flash"
+    for name, digest in staged:
+        assert _sha(flash_dir / name) == digest, name
+    assert not (flash_dir / "lib/box/hello.py").exists()
+    copied = [ln for ln in out.splitlines() if ln.startswith("[")]
+    assert len(copied) == len(staged) == 6
+    assert "[%d/6] main.py (" % 6 in copied[-1]  # main.py goes last
+    assert "verified 6 files on the board by sha256 (6 copied, 0 removed" in out
+    # the .mpy bytecode really loads on MicroPython, from /lib like on a Pico
+    code, text = _mpremote(pico, "exec", "import box.hello, tycoon.rules; print(box.hello.X, tycoon.rules.cost(4))")
+    assert code == 0 and text.strip() == "42 8", text
+
+
+def test_reflash_copies_only_the_changed_file(capsys, pico, fw):
+    assert _flash(capsys, pico, fw)[0] == 0
+    _write(fw / "lib/box/hello.py", "X = 43\n")
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 0, out + err
+    assert [ln for ln in out.splitlines() if ln.startswith("[")] == ["[1/1] lib/box/hello.mpy (%d bytes)"
+                                                                     % len(_staged_bytes(fw, "lib/box/hello.mpy"))]
+    assert "(1 copied, 0 removed, 5 already up to date)" in out
+    code, text = _mpremote(pico, "exec", "import box.hello; print(box.hello.X)")
+    assert text.strip() == "43", text
+
+
+def _staged_bytes(fw, name):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        build.stage(tmp, root=str(fw))
+        with open(os.path.join(tmp, name), "rb") as f:
+            return f.read()
+
+
+def test_dry_run_changes_nothing(capsys, pico, fw, tmp_path):
+    assert _flash(capsys, pico, fw)[0] == 0
+    _write(fw / "lib/box/hello.py", "X = 7\n")
+    _write(tmp_path / "flash/lib/box/old.py", "stale = True\n")
+    before = _snapshot(tmp_path / "flash")
+    status, out, err = _flash(capsys, pico, fw, "--dry-run")
+    assert status == 0, out + err
+    assert "would copy [1/1] lib/box/hello.mpy" in out
+    assert "would remove lib/box/old.py (not in this build)" in out
+    assert "nothing changed on the board" in out
+    assert _snapshot(tmp_path / "flash") == before
+
+
+def test_stale_firmware_removed_games_and_other_files_kept(capsys, pico, fw, tmp_path):
+    flash_dir = tmp_path / "flash"
+    keep = {
+        "games/current.txt": "journal of the running game\n",
+        "games/archive/game-001.txt": "a finished game\n",
+        "games/archive/main.py": "not firmware\n",
+        "lib/other/keep.py": "someone else's library\n",
+        "notes.txt": "user file\n",
+    }
+    for name, text in keep.items():
+        _write(flash_dir / name, text)
+    _write(flash_dir / "lib/box/hello.py", "X = 'old source that would shadow the .mpy'\n")
+    _write(flash_dir / "lib/tycoon/gone.mpy", "old module")
+    _write(flash_dir / "lib/tycoon/sub/deep.py", "old")
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 0, out + err
+    for name, text in keep.items():
+        assert (flash_dir / name).read_text() == text, name
+    for stale in ("lib/box/hello.py", "lib/tycoon/gone.mpy", "lib/tycoon/sub/deep.py"):
+        assert not (flash_dir / stale).exists(), stale
+        assert "remove %s (not in this build)" % stale in out
+    code, text = _mpremote(pico, "exec", "import box.hello; print(box.hello.X)")
+    assert text.strip() == "42", text
+
+
+def test_source_flash_deploys_py(capsys, pico, fw, tmp_path):
+    assert _flash(capsys, pico, fw)[0] == 0
+    status, out, err = _flash(capsys, pico, fw, "--source")
+    assert status == 0, out + err
+    flash_dir = tmp_path / "flash"
+    assert (flash_dir / "lib/box/hello.py").read_bytes() == (fw / "lib/box/hello.py").read_bytes()
+    assert not (flash_dir / "lib/box/hello.mpy").exists()
+    assert "no .mpy check" in out
+
+
+def test_verify_mismatch_fails_loudly(capsys, pico, fw, monkeypatch):
+    real_write = Board.write_file
+
+    def corrupting_write(self, path, data):
+        if path.endswith("rules.mpy"):
+            data = data[:-1] + bytes([data[-1] ^ 1])
+        return real_write(self, path, data)
+
+    monkeypatch.setattr(Board, "write_file", corrupting_write)
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 1
+    assert "verify failed: lib/tycoon/rules.mpy on the board has sha256" in err
+    assert "lib/box/hello.mpy" not in err
+
+
+def test_refuses_a_board_with_another_mpy_version(capsys, pico, fw, tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "mpy_version", lambda: (5, 0))
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 2
+    assert "refusing to flash" in err and "loads mpy v6" in err and "mpy v5.0" in err and "--source" in err
+    assert not (tmp_path / "flash" / "lib").exists()
+    # --source skips the check
+    assert _flash(capsys, pico, fw, "--source")[0] == 0
+
+
+def test_incompatibility_rules():
+    board = {"version": (1, 29, 0), "mpy": 6 | (3 << 8) | (4 << 10), "platform": "rp2", "machine": ""}
+    assert flash.incompatibility(board, (6, 3)) is None
+    assert flash.incompatibility(board, (6, 1)) is None  # sub-version only matters for native code
+    assert "loads mpy v5" in flash.incompatibility(dict(board, mpy=5 | (4 << 10)), (6, 3))
+    assert "cannot import .mpy" in flash.incompatibility(dict(board, mpy=None), (6, 3))
+    assert flash.incompatibility(board, (6, 3), ["armv6m"]) is None
+    assert "native code" in flash.incompatibility(board, (6, 3), ["xtensa"])
+
+
+def test_flash_full_names_free_space(capsys, fw, tmp_path):
+    flash_dir = tmp_path / "small"
+    _write(flash_dir / "games/archive/game-001.txt", "x" * 500)
+    need = sum(len(_staged_bytes(fw, name)) for name, _ in build.stage(str(tmp_path / "s"), root=str(fw)))
+    with VirtualPico(str(flash_dir), capacity=500 + need // 2) as small:
+        status, out, err = _flash(capsys, small, fw)
+    assert status == 2
+    assert "flash full while writing" in err
+    assert "bytes free on the board" in err
+    assert (flash_dir / "games/archive/game-001.txt").read_text() == "x" * 500
+
+
+def test_pull_fetches_journal_and_archive_and_changes_nothing(capsys, pico, tmp_path):
+    flash_dir = tmp_path / "flash"
+    _write(flash_dir / "games/current.txt", "R1 A plays 3\n")
+    _write(flash_dir / "games/archive/game-001.txt", "finished game one\n")
+    _write(flash_dir / "games/archive/2024/game-002.txt", "finished game two\n")
+    _write(flash_dir / "lib/box/hello.py", "X = 1\n")
+    before = _snapshot(flash_dir)
+    dest = tmp_path / "pulled"
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, "--timeout", "5", str(dest))
+    assert status == 0, out + err
+    assert (dest / "current.txt").read_text() == "R1 A plays 3\n"
+    assert (dest / "archive/game-001.txt").read_text() == "finished game one\n"
+    assert (dest / "archive/2024/game-002.txt").read_text() == "finished game two\n"
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        "archive/2024/game-002.txt", "archive/game-001.txt", "current.txt"]
+    assert "pulled 3 files" in out
+    assert _snapshot(flash_dir) == before
+    # a second pull of a changed archived game keeps the first copy
+    _write(flash_dir / "games/archive/game-001.txt", "game one, box was reset\n")
+    assert _matchbox(capsys, "pull", "--port", pico.port, str(dest))[0] == 0
+    assert (dest / "archive/game-001.txt").read_text() == "finished game one\n"
+    assert (dest / "archive/game-001-2.txt").read_text() == "game one, box was reset\n"
+
+
+def test_pull_with_no_games(capsys, pico, tmp_path):
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "pulled"))
+    assert status == 0, err
+    assert "no games on the board" in out
+    assert not (tmp_path / "pulled").exists()
+
+
+@pytest.mark.parametrize("command", ["flash", "pull"])
+def test_missing_port_is_a_clear_error(capsys, command, tmp_path):
+    port = str(tmp_path / "ttyACM9")
+    status, out, err = _matchbox(capsys, command, "--port", port)
+    assert status == 2
+    assert err.startswith("error: no board at %s: no such device" % port)
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_auto_with_no_board(capsys, monkeypatch):
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
+    status, out, err = _matchbox(capsys, "flash")
+    assert status == 2
+    assert err.startswith("error: no board found")
+
+
+def test_busy_port(capsys, pico, fw):
+    holder = serial.Serial(pico.port, exclusive=True)
+    try:
+        status, out, err = _flash(capsys, pico, fw)
+    finally:
+        holder.close()
+    assert status == 2
+    assert "is busy" in err
+
+
+class _FakeDevice:
+    """A pty that is not MicroPython: silent, or echoing everything like `cat`."""
+
+    def __init__(self, echo):
+        self.master, self.slave = pty.openpty()
+        self.port = os.ttyname(self.slave)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(echo,), daemon=True)
+        self.thread.start()
+
+    def _run(self, echo):
+        import select
+        while not self.stop.is_set():
+            r, _, _ = select.select([self.master], [], [], 0.05)
+            if r:
+                data = os.read(self.master, 1024)
+                if echo:
+                    os.write(self.master, data)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(2)
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@pytest.mark.parametrize("echo", [False, True])
+def test_device_that_is_not_micropython(capsys, echo, fw):
+    device = _FakeDevice(echo)
+    try:
+        started = time.monotonic()
+        status, out, err = _matchbox(capsys, "flash", "--port", device.port, "--firmware", str(fw), "--timeout", "1")
+        elapsed = time.monotonic() - started
+    finally:
+        device.close()
+    assert status == 2
+    assert "does not answer as MicroPython" in err
+    assert elapsed < 10
+
+
+def test_mip_install_of_package_json(pico, tmp_path):
+    """package.json's format works with `mpremote mip install --target=` (from a checkout)."""
+    repo = tmp_path / "repo"
+    fw = repo / "firmware"
+    _write(repo / "pyproject.toml", 'version = "9.9.9"\n')
+    _write(fw / "main.py", "print('main')\n")
+    _write(fw / "lib/box/hello.py", "X = 42\n")
+    _write(repo / "hardware/pinmap.json", "{}\n")
+    os.symlink(os.path.join("..", "hardware", "pinmap.json"), str(fw / "pinmap.json"))
+    _write(repo / "package.json", build.package_json_text(str(repo)))
+    code, text = _mpremote(pico, "mip", "install", "--target=", str(repo / "package.json"))
+    assert code == 0, text
+    flash_dir = tmp_path / "flash"
+    assert sorted(p.relative_to(flash_dir).as_posix() for p in flash_dir.rglob("*") if p.is_file()) == [
+        "lib/box/hello.py", "main.py", "pinmap.json"]
+    assert (flash_dir / "pinmap.json").read_text() == "{}\n"
+
+
+def test_virtual_pico_under_mpremote(pico, tmp_path):
+    """Paths map into the flash folder (and cannot leave it); soft reset restarts cleanly."""
+    src = tmp_path / "hello.py"
+    src.write_text("print('hello from lib')\n")
+    assert _mpremote(pico, "fs", "mkdir", ":lib")[0] == 0
+    assert _mpremote(pico, "fs", "cp", str(src), ":lib/hello.py")[0] == 0
+    assert (tmp_path / "flash/lib/hello.py").read_text() == src.read_text()
+    code, text = _mpremote(pico, "exec", "import hello")
+    assert text.strip() == "hello from lib"
+    code, text = _mpremote(pico, "exec", "x = 5", "soft-reset", "exec", "print('x' in globals())")
+    assert code == 0 and text.strip() == "False", text
+    code, text = _mpremote(pico, "exec", "f = open('/../../escape.txt', 'w'); f.write('z'); f.close()")
+    assert code == 0, text
+    assert (tmp_path / "flash/escape.txt").read_text() == "z"
+    code, text = _mpremote(pico, "exec", "import os; print(os.getcwd(), sorted(os.listdir('/')))")
+    assert text.strip() == "/ ['escape.txt', 'lib']", text
+    assert pico.reboots >= 1
+
+
+def test_virtual_pico_stops_its_process(tmp_path):
+    with VirtualPico(str(tmp_path / "flash")) as board:
+        pid = board._proc.pid
+        os.kill(pid, 0)  # running
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
