@@ -1,0 +1,672 @@
+"""The power-safe journal (box.journal) on a real temp folder; CPython and MicroPython."""
+import os
+import time
+
+from box.journal import Journal, check, crc16, tagged
+from box.store import CutStore, Store
+from tycoon import notation
+from tycoon.cards import becomes
+from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction
+from tycoon.state import to_json
+
+_serial = [0]
+
+
+def _clock():
+    try:
+        return time.ticks_us()  # type: ignore[attr-defined]
+    except AttributeError:
+        return time.time_ns() // 1000
+
+
+class Folder:
+    """A fresh folder under the temp dir, removed with everything in it on exit."""
+
+    def __enter__(self):
+        _serial[0] += 1
+        base = os.getenv("TMPDIR") or "/tmp"
+        self.path = "%s/journal-test-%d-%d" % (base.rstrip("/"), _clock(), _serial[0])
+        os.mkdir(self.path)
+        self.games = self.path + "/games"
+        return self
+
+    def __exit__(self, *exc):
+        _rmtree(self.path)
+
+
+def _rmtree(path):
+    for name in os.listdir(path):
+        p = path + "/" + name
+        if os.stat(p)[0] & 0x4000:
+            _rmtree(p)
+        else:
+            os.remove(p)
+    os.rmdir(path)
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _plain(data):
+    """A journal file's text with the checksum tags taken off."""
+    out = []
+    for line in data.decode().split("\n"):
+        if "  #~" in line:
+            line = line[:line.find("  #~")]
+        out.append(line)
+    return "\n".join(out)
+
+
+def _text(game):
+    return None if game is None else notation.write(game)
+
+
+# --- games to journal ------------------------------------------------------------------------
+
+def _script(players, seed, limit=1000, **setup):
+    """A legal game chosen by a seeded bot: (setup dict, list of (kind, faces, value))."""
+    game = Game(players, **setup)
+    x = seed
+    steps = []
+    while not game.finished and len(steps) < limit:
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        r = x >> 8
+        if game.must_return():
+            step = (RETURN, None, None)
+        else:
+            table = game.table
+            options = []
+            for n in ((table[1],) if table else (1, 2, 3, 4)):
+                for face in range(game.values):
+                    tries = [None]
+                    if n == 1:
+                        tries += [v for v, _c in becomes(face, game.values) if v != face]
+                    for value in tries:
+                        try:
+                            game.check_play([face] * n, value)
+                            options.append((PLAY, [face] * n, value))
+                        except IllegalAction:
+                            pass
+            if table and (not options or r % 4 == 0):
+                step = (PASS, None, None)
+            else:
+                step = options[r % len(options)]
+        _apply(game, step)
+        steps.append(step)
+    setup["players"] = players
+    return setup, steps
+
+
+def _apply(game, step):
+    kind, faces, value = step
+    if kind == PLAY:
+        game.play(faces, value)
+    elif kind == PASS:
+        game.pass_turn()
+    else:
+        game.return_stick()
+
+
+def _new(setup):
+    return Game(setup["players"], setup.get("dealer", 1), setup.get("expansion", "none"),
+                setup.get("revolution", 5), setup.get("sticks", 40), setup.get("hands"))
+
+
+_GAMES = {}
+
+
+def _game(name):
+    if name not in _GAMES:
+        if name == "short":
+            _GAMES[name] = _script(3, 1, limit=12)
+        elif name == "two":
+            _GAMES[name] = _script(2, 3)
+        else:
+            _GAMES[name] = _script(5, 2, dealer=3, expansion="gh2", revolution=4, sticks=30)
+    return _GAMES[name]
+
+
+def _journal_game(journal, name, upto=None):
+    setup, steps = _game(name)
+    game = _new(setup)
+    journal.start(game)
+    for step in steps[:upto]:
+        _apply(game, step)
+        journal.append(game)
+    return game
+
+
+# --- checksum and line check -------------------------------------------------------------------
+
+def test_crc16_check_value():
+    assert crc16(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE reference value
+    assert crc16(b"") == 0xFFFF
+
+
+def test_tag_binds_line_to_its_index():
+    line = tagged(7, "3: play 9 9 as 9")
+    assert line.startswith(b"3: play 9 9 as 9  #~") and line.endswith(b"\n") and len(line) == 25
+    assert check(line[:-1], 7) == "3: play 9 9 as 9"
+    assert check(line[:-1], 8) is None
+    assert check(line[:-1], 6) is None
+    assert check(b"3: play 9 9 as 9", 7) == "3: play 9 9 as 9"   # hand-written: no tag
+    assert check(b"3: pass  # a comment", 1) == "3: pass  # a comment"
+    assert check(b"3: pass  #x1f2a", 1) is None   # tag-shaped ending: damage
+    assert check(b"3: pass #~1f2a", 1) is None    # one space only
+    assert check(b"\xff\xfe", 1) is None
+
+
+# --- round trip --------------------------------------------------------------------------------
+
+def test_round_trip_whole_games():
+    for name in ("two", "five"):
+        with Folder() as d:
+            game = _journal_game(Journal(d.games), name)
+            assert game.finished
+            data = _read(d.games + "/current.txt")
+            assert _plain(data) == notation.write(game)
+            lines = data.split(b"\n")[:-1]
+            assert len(lines) == 6 + len(game)
+            for i, line in enumerate(lines):
+                assert check(line, i + 1) is not None
+            back, dropped = Journal(d.games).resume()
+            assert dropped == 0
+            assert to_json(back) == to_json(game)
+            assert notation.write(back) == notation.write(game)
+            assert _read(d.games + "/current.txt") == data
+            # and notation.load (what `matchbox replay` uses) reads the journal file as it is
+            loaded, error = notation.load(data.decode().split("\n"))
+            assert error is None and to_json(loaded) == to_json(game)
+
+
+def test_resume_then_go_on():
+    setup, steps = _game("five")
+    with Folder() as d:
+        half = len(steps) // 2
+        _journal_game(Journal(d.games), "five", half)
+        journal = Journal(d.games)
+        game, dropped = journal.resume()
+        assert dropped == 0 and len(game) == half
+        for step in steps[half:]:
+            _apply(game, step)
+            journal.append(game)
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0
+        assert notation.write(back) == notation.write(game)
+        assert to_json(back) == to_json(game)
+
+
+def test_hand_written_record_is_accepted_and_continued():
+    setup, steps = _game("short")
+    game = _new(setup)
+    for step in steps[:4]:
+        _apply(game, step)
+    body = notation.write(game).split("\n")
+    text = "# a record typed by hand\n\n" + body[0] + "   # four players? no, three\n" + \
+        "\n".join(body[1:])
+    with Folder() as d:
+        os.mkdir(d.games)
+        _write(d.games + "/current.txt", text.encode())
+        journal = Journal(d.games)
+        back, dropped = journal.resume()
+        assert dropped == 0 and notation.write(back) == notation.write(game)
+        for step in steps[4:]:
+            _apply(back, step)
+            journal.append(back)
+        data = _read(d.games + "/current.txt")
+        assert data.startswith(text.encode())
+        again, dropped = Journal(d.games).resume()
+        assert dropped == 0 and to_json(again) == to_json(back)
+        assert len(again) == len(steps)
+
+
+# --- damage ------------------------------------------------------------------------------------
+
+def test_torn_last_line_at_every_offset():
+    setup, steps = _game("short")
+    with Folder() as d:
+        full = _journal_game(Journal(d.games), "short")
+        data = _read(d.games + "/current.txt")
+        start = data.rfind(b"\n", 0, len(data) - 1) + 1
+        before = _new(setup)
+        for step in steps[:-1]:
+            _apply(before, step)
+        for cut in range(start, len(data)):
+            _write(d.games + "/current.txt", data[:cut])
+            journal = Journal(d.games)
+            game, dropped = journal.resume()
+            assert dropped == (1 if cut > start else 0), cut
+            assert to_json(game) == to_json(before)
+            assert _read(d.games + "/current.txt") == data[:start]
+            _apply(game, steps[-1])
+            journal.append(game)
+            assert _read(d.games + "/current.txt") == data
+            assert to_json(game) == to_json(full)
+
+
+def test_flipped_bit_anywhere_is_detected():
+    setup, steps = _game("short")
+    with Folder() as d:
+        _journal_game(Journal(d.games), "short")
+        path = d.games + "/current.txt"
+        data = _read(path)
+        starts = [0]
+        for i in range(len(data)):
+            if data[i] == 10:
+                starts.append(i + 1)
+        for at in range(len(data)):
+            line = 0
+            while starts[line + 1] <= at:
+                line += 1
+            for bit in range(8):
+                bad = bytearray(data)
+                bad[at] ^= 1 << bit
+                _write(path, bytes(bad))
+                game, dropped = Journal(d.games).resume()
+                assert dropped >= 1, (at, bit)
+                if line < 6:   # a damaged header: no usable game, the file is put aside
+                    assert game is None, (at, bit)
+                    assert not _exists(path) and _read(d.games + "/broken.txt") == bytes(bad)
+                    continue
+                assert len(game) == line - 6, (at, bit)
+                expect = _new(setup)
+                for step in steps[:line - 6]:
+                    _apply(expect, step)
+                assert to_json(game) == to_json(expect)
+                assert _read(path) == data[:starts[line]]
+
+
+def test_illegal_action_ends_the_record():
+    setup, steps = _game("short")
+    game = _new(setup)
+    journal_text = notation.header_text(game) + "1: play 3\n2: play 2\n3: pass\n"
+    with Folder() as d:
+        os.mkdir(d.games)
+        _write(d.games + "/current.txt", journal_text.encode())
+        back, dropped = Journal(d.games).resume()
+        assert len(back) == 1 and dropped == 2   # 2 is not stronger than 3
+        assert _read(d.games + "/current.txt") == (notation.header_text(game) + "1: play 3\n").encode()
+
+
+def test_garbage_never_crashes():
+    x = 7
+    noise = bytearray()
+    for _ in range(3000):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        noise.append(x >> 16 & 0xFF)
+    header = b"players 3\ndealer 1\nexpansion none\nrevolution 5\nsticks 40\nhands 15 15 15\n"
+    cases = (
+        (b"", None),
+        (bytes(noise), None),
+        (b"\x00" * 500, None),
+        (b"a" * 5000, None),                       # one endless line
+        (b"players 3\n" + b"x" * 300 + b"\n", None),  # a line too long, inside the header
+        (b"\xff\xfe\xfd\n", None),                 # not UTF-8
+        (b"dealer 1\n", None),                     # no players
+        (b"players 9\n", None),                    # no such table
+        (b"players 3\nhands 30 30 30\n", None),    # more cards than the deck
+        (b"players 3\ndealer 5\n1: pass\n", None),
+        (b"players 3\nplayers 3\n", None),
+        (b"players", None),                        # torn first line
+        (tagged(2, "players 3"), None),            # a line in the wrong place
+        (header, 0),                               # header only: a game at its start
+        (b"players 3\n", 0),                       # hand-written, defaults for the rest
+        (header + b"1: play 5\n" + bytes(noise[:200]), 1),
+        (header + b"1: play 5\r\n2: pass\r\n", 2),  # CRLF line ends
+        (header + b"1: play 5\n2: play 5 as \xc3\xa9\n", 1),
+    )
+    with Folder() as d:
+        os.mkdir(d.games)
+        path = d.games + "/current.txt"
+        for data, actions in cases:
+            _write(path, data)
+            game, dropped = Journal(d.games).resume()
+            if actions is None:
+                assert game is None, data[:40]
+                assert not _exists(path)
+            else:
+                assert game is not None and len(game) == actions, data[:40]
+                again, dropped2 = Journal(d.games).resume()
+                assert dropped2 == 0 and to_json(again) == to_json(game)
+
+
+def test_missing_or_odd_folders():
+    with Folder() as d:
+        journal = Journal(d.games)
+        assert journal.resume() == (None, 0)            # no folder at all
+        assert journal.load_setup() is None
+        assert Journal(d.games + "/deeper/still").resume() == (None, 0)
+        _write(d.games, b"a file where the folder should be")
+        assert Journal(d.games).resume() == (None, 0)
+        os.remove(d.games)
+        os.mkdir(d.games)
+        os.mkdir(d.games + "/current.txt")               # a folder where the file should be
+        assert Journal(d.games).resume() == (None, 0)
+        os.rmdir(d.games + "/current.txt")
+        journal = Journal(d.games)
+        game = _journal_game(journal, "short", 3)       # the folder is made when needed
+        assert to_json(Journal(d.games).resume()[0]) == to_json(game)
+
+
+def test_stale_tmp_files():
+    with Folder() as d:
+        game = _journal_game(Journal(d.games), "short", 5)
+        data = _read(d.games + "/current.txt")
+        _write(d.games + "/current.txt.tmp", data[:37])
+        _write(d.games + "/setup.txt.tmp", b"players 4\nde")
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and to_json(back) == to_json(game)
+        assert sorted(os.listdir(d.games)) == ["current.txt", "setup.txt"]
+        assert Journal(d.games).load_setup() is None   # the lone tmp was cut short
+        os.remove(d.games + "/setup.txt")
+        # only a tmp left (a rename that could not replace the file was cut): it is used
+        os.rename(d.games + "/current.txt", d.games + "/current.txt.tmp")
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and to_json(back) == to_json(game)
+        assert sorted(os.listdir(d.games)) == ["current.txt"]
+        # a tmp cut short while the first game started: no game, no crash
+        os.remove(d.games + "/current.txt")
+        _write(d.games + "/current.txt.tmp", data[:40])
+        assert Journal(d.games).resume()[0] is None
+
+
+# --- undo, archive, setup ----------------------------------------------------------------------
+
+def test_rewrite_after_undo():
+    setup, steps = _game("short")
+    with Folder() as d:
+        journal = Journal(d.games)
+        game = _journal_game(journal, "short", 8)
+        assert game.undo() and game.undo()
+        journal.rewrite(game)
+        data = _read(d.games + "/current.txt")
+        assert _plain(data) == notation.write(game)
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and to_json(back) == to_json(game) and len(back) == 6
+        for step in steps[6:]:
+            _apply(game, step)
+            journal.append(game)
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and notation.write(back) == notation.write(game)
+
+
+def test_append_out_of_step_rewrites():
+    setup, steps = _game("short")
+    with Folder() as d:
+        journal = Journal(d.games)
+        game = _journal_game(journal, "short", 6)
+        game.undo()
+        _apply(game, steps[5])
+        journal.append(game)          # the undo was never rewritten: same length as before
+        back = Journal(d.games).resume()[0]
+        assert notation.write(back) == notation.write(game)
+        fresh = Journal(d.games + "2")  # never started: append writes the whole record
+        fresh.append(game)
+        assert notation.write(fresh.resume()[0]) == notation.write(game)
+
+
+def test_archive_numbering_and_keep():
+    with Folder() as d:
+        games = []
+        for n in range(5):
+            journal = Journal(d.games, keep=3)      # a restart between games
+            game = _journal_game(journal, "two" if n % 2 else "short", None if n % 2 else 4)
+            path = journal.archive(game)
+            assert path == d.games + "/archive/game-%03d.txt" % (n + 1)
+            assert not _exists(d.games + "/current.txt")
+            assert Journal(d.games).resume() == (None, 0)
+            games.append(game)
+        assert sorted(os.listdir(d.games + "/archive")) == [
+            "game-003.txt", "game-004.txt", "game-005.txt"]
+        for n in (3, 4, 5):
+            data = _read(d.games + "/archive/game-%03d.txt" % n)
+            assert _plain(data) == notation.write(games[n - 1])
+        # numbers go on from the highest name; other files are left alone
+        _write(d.games + "/archive/game-041.txt", b"players 2\n")
+        _write(d.games + "/archive/notes.txt", b"hello")
+        journal = Journal(d.games, keep=2)
+        game = _journal_game(journal, "short", 2)
+        assert journal.archive(game).endswith("/archive/game-042.txt")
+        assert sorted(os.listdir(d.games + "/archive")) == ["game-041.txt", "game-042.txt", "notes.txt"]
+        assert journal.archived() == [41, 42]
+        # archiving a game the journal never saw writes its whole record
+        game = _journal_game(Journal(d.games + "/x"), "two")
+        path = Journal(d.games).archive(game)
+        assert _plain(_read(path)) == notation.write(game)
+
+
+def test_setup_save_and_load():
+    with Folder() as d:
+        journal = Journal(d.games)
+        assert journal.load_setup() is None
+        journal.save_setup(5, 2, "gh4", 4, 35, [12, 12, 12, 12, 12])
+        assert Journal(d.games).load_setup() == {
+            "players": 5, "dealer": 2, "expansion": "gh4", "revolution": 4, "sticks": 35,
+            "hands": [12, 12, 12, 12, 12]}
+        journal.save_setup(3, 1, "none", 5, 40, None)
+        assert journal.load_setup() == {
+            "players": 3, "dealer": 1, "expansion": "none", "revolution": 5, "sticks": 40,
+            "hands": None}
+        path = d.games + "/setup.txt"
+        data = _read(path)
+        assert _plain(data) == "players 3\ndealer 1\nexpansion none\nrevolution 5\nsticks 40\n"
+        for bad in (b"", b"\x00\xff" * 40, data[:-3], data.replace(b"players 3", b"players 4"),
+                    b"dealer 2\n", b"players 3\n1: play 5\n", data + b"junk\n"):
+            _write(path, bad)
+            assert journal.load_setup() is None, bad
+        _write(path, b"players 4\nsticks 20\n")  # by hand: accepted
+        assert journal.load_setup()["sticks"] == 20
+
+
+# --- write failures and power cuts -------------------------------------------------------------
+
+class _FailOnce(CutStore):
+    """Fails one write part-way, then works again."""
+
+    def _fail(self):
+        self.budget = None
+        super()._fail()
+
+
+def _line_cost(name, upto):
+    with Folder() as d:
+        store = CutStore()
+        journal = Journal(d.games, store)
+        _journal_game(journal, name, upto - 1)
+        before = store.spent
+        setup, steps = _game(name)
+        game = journal.resume()[0]
+        _apply(game, steps[upto - 1])
+        journal.append(game)
+        return before, store.spent - before
+
+
+def _resume_copy(d):
+    """Resume from a copy of current.txt, leaving the box's own file as it is."""
+    copy = d.path + "/copy"
+    if not _exists(copy):
+        os.mkdir(copy)
+    _write(copy + "/current.txt", _read(d.games + "/current.txt"))
+    return Journal(copy).resume()[0]
+
+
+def test_failed_append_never_breaks_resume():
+    setup, steps = _game("short")
+    k = 7
+    _start, cost = _line_cost("short", k)
+    for power_cut, fail_once in ((False, False), (True, False), (False, True)):
+        for written in range(cost):
+            with Folder() as d:
+                store = _FailOnce(power_cut=False) if fail_once else CutStore(power_cut=power_cut)
+                journal = Journal(d.games, store)
+                game = _journal_game(journal, "short", k - 1)
+                before = to_json(game)
+                _apply(game, steps[k - 1])
+                store.budget = written
+                failed = False
+                try:
+                    journal.append(game)
+                except OSError:
+                    failed = True
+                assert failed
+                game.undo()                       # what the app does
+                back = _resume_copy(d)
+                assert to_json(back) == before, (power_cut, written)
+                if power_cut:
+                    continue
+                # the box goes on: the flash has room again
+                store.budget = None
+                for step in steps[k - 1:]:
+                    _apply(game, step)
+                    journal.append(game)
+                back, dropped = Journal(d.games).resume()
+                assert dropped == 0 and notation.write(back) == notation.write(game)
+
+
+def test_power_cut_at_every_step():
+    setup, steps = _game("two")
+    with Folder() as d:
+        total = None
+        budget = 0
+        while total is None or budget <= total:
+            root = d.path + "/g%d" % budget
+            store = CutStore(budget)
+            journal = Journal(root, store)
+            state = [None, None]   # [confirmed, in flight]
+
+            def step(call, game, after):
+                state[1] = after
+                call(game)
+                state[0] = after
+
+            try:
+                game = _new(setup)
+                step(journal.start, game, _text(game))
+                for n in range(len(steps)):
+                    _apply(game, steps[n])
+                    step(journal.append, game, _text(game))
+                    if n == 9:
+                        game.undo()
+                        game.undo()
+                        step(journal.rewrite, game, _text(game))
+                        _apply(game, steps[n - 1])
+                        _apply(game, steps[n])
+                        step(journal.append, game, _text(game))  # not in step: a rewrite
+                step(journal.archive, game, None)
+                total = store.spent
+            except OSError:
+                assert store.dead and store.spent == budget
+            back, dropped = Journal(root).resume()
+            assert _text(back) in state, (budget, _text(back), state)
+            again, dropped = Journal(root).resume()
+            assert dropped == 0 and _text(again) == _text(back)
+            if state[0] is None and state[1] is None:    # archived
+                assert _plain(_read(root + "/archive/game-001.txt")) == notation.write(game)
+            if _exists(root):
+                _rmtree(root)
+            budget += 1
+
+
+def test_real_store_operations():
+    with Folder() as d:
+        st = Store()
+        path = d.path + "/f.txt"
+        assert not st.exists(path)
+        st.write(path, [b"ab", b"c\n"])
+        st.append(path, b"d\n")
+        assert _read(path) == b"abc\nd\n"
+        st.write(path + ".tmp", [b"new\n"])
+        st.rename(path + ".tmp", path)
+        assert _read(path) == b"new\n" and not st.exists(path + ".tmp")
+        st.mkdir(d.path + "/sub")
+        assert st.isdir(d.path + "/sub") and not st.isdir(path)
+        assert sorted(st.listdir(d.path)) == ["f.txt", "sub"]
+        st.remove(path)
+        assert not st.exists(path)
+
+
+class _CloseFails(Store):
+    """The whole line reaches the file, then closing it reports an error (once)."""
+
+    def __init__(self):
+        self.armed = False
+
+    def append(self, path, data):
+        Store.append(self, path, data)
+        if self.armed:
+            self.armed = False
+            raise OSError(5)
+
+
+def test_failed_append_after_full_write_is_taken_back():
+    setup, steps = _game("short")
+    with Folder() as d:
+        store = _CloseFails()
+        journal = Journal(d.games, store)
+        game = _journal_game(journal, "short", 5)
+        before = to_json(game)
+        _apply(game, steps[5])
+        store.armed = True
+        try:
+            journal.append(game)
+            assert False, "append should fail"
+        except OSError:
+            pass
+        game.undo()
+        assert to_json(_resume_copy(d)) == before   # the line was taken back out
+        for step in steps[5:]:
+            _apply(game, step)
+            journal.append(game)
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and notation.write(back) == notation.write(game)
+
+
+class _NoReplace(Store):
+    """A filesystem that cannot rename over a file; `cut` stops after removing the target."""
+
+    def __init__(self):
+        self.cut = False
+
+    def rename(self, src, dst):
+        if self.exists(dst):
+            self.remove(dst)
+            if self.cut:
+                raise OSError(5)
+        Store.rename(self, src, dst)
+
+
+def test_rename_that_cannot_replace():
+    setup, steps = _game("short")
+    with Folder() as d:
+        store = _NoReplace()
+        journal = Journal(d.games, store)
+        game = _journal_game(journal, "short", 6)
+        game.undo()
+        journal.rewrite(game)
+        assert notation.write(Journal(d.games).resume()[0]) == notation.write(game)
+        game.undo()
+        store.cut = True
+        try:
+            journal.rewrite(game)
+            assert False, "rewrite should fail"
+        except OSError:
+            pass
+        assert sorted(os.listdir(d.games)) == ["current.txt.tmp"]
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 0 and notation.write(back) == notation.write(game)
+        assert sorted(os.listdir(d.games)) == ["current.txt"]
