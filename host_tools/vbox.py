@@ -127,8 +127,10 @@ class VBox:
 
     # --- power --------------------------------------------------------------------------------
 
-    def boot(self):
-        """Power up: start the board process and run it to its first idle; returns mode."""
+    def boot(self, cut=None):
+        """Power up: start the board process and run it to its first idle; returns mode.
+        `cut`: a power cut after that many flash units from power-up (e.g. while the
+        journal repairs itself at resume)."""
         if self.proc is not None:
             raise BoxError("the box is already on")
         dst = os.path.join(self.flash, "pinmap.json")
@@ -139,7 +141,7 @@ class VBox:
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "vboard.py"),
                 "main=" + MAIN, "board=" + self.board, "step=%d" % self.step_ms,
                 "t0=%d" % self.t0, "devices=" + ",".join("%02x" % a for a in self.devices),
-                "held=" + ",".join(sorted(self.held))]
+                "held=" + ",".join(sorted(self.held)), "cut=%d" % (-1 if cut is None else cut)]
         env = dict(os.environ)
         env["MICROPYPATH"] = MPY + os.pathsep + LIB
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -152,6 +154,8 @@ class VBox:
         self.cut_at = None
         self.boots += 1
         self._read_until("i")
+        if self.proc is None:
+            return self.mode  # the cut struck during boot
         if self._pending:
             self.advance(0)
         return self.mode
@@ -222,6 +226,11 @@ class VBox:
         if self.proc is not None:
             self._pending.append("k %s 0" % name)
 
+    def release_all(self):
+        """Let go of every key."""
+        for name in sorted(self.held):
+            self.release(name)
+
     def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
         """Press, hold `hold` ms, release, wait `gap` ms."""
         self.press(name)
@@ -262,6 +271,10 @@ class VBox:
         writing, renames, removes, mkdirs) the board stops in the middle of the operation
         and is killed; `mode` becomes "cut". The cut strikes during a later advance()."""
         self._pending.append("c %d" % units)
+
+    def cancel_cut(self):
+        """Drop a scheduled cut that has not struck yet."""
+        self._pending.append("c -1")
 
     # --- time ---------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ folder as working directory (pinmap.json at its root, the journal in games/):
   devices=70,71     I2C addresses (hex) that have a chip (default: every display of the map)
   held=MENU,5       keys down at power-up
   t0=N  step=N      the clock at power-up; ms one idle() lets pass (default 0 and 5)
+  cut=N             a power cut after N flash units, counted from power-up
   board=virtual|pico  virtual: box.hw_pico.build() returns the virtual `hw` directly;
                     pico: the real box.hw_pico runs on virtual `machine` and `time` modules.
 When main.py returns (maintenance mode) or raises, the board reports `@r return` or
@@ -18,7 +19,8 @@ import vparts
 
 
 def options(argv):
-    opts = {"main": "", "devices": "", "held": "", "t0": "0", "step": "5", "board": "virtual"}
+    opts = {"main": "", "devices": "", "held": "", "t0": "0", "step": "5", "board": "virtual",
+            "cut": "-1"}
     for arg in argv:
         key, _, value = arg.partition("=")
         if key not in opts:
@@ -60,6 +62,7 @@ def main():
         devices = [d["address"] for d in pinmap["displays"]]
     held = [h for h in opts["held"].split(",") if h]
     board = vparts.Board(pinmap, devices, held, int(opts["t0"]), int(opts["step"]))
+    board.flash.budget = int(opts["cut"])
     watch_app(board)
     if opts["board"] == "pico":
         sys.modules["machine"] = vparts.Machine(board)
