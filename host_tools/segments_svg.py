@@ -1,0 +1,160 @@
+"""SVG pictures of the box's displays: 0.56" 4-digit seven-segment backpacks, drawn from RAM.
+
+Each display is given as (masks, colon, lit): the four digit masks left to right
+(a = bit 0 ... g = bit 6, the decimal point = bit 7), whether the colon is on, and whether
+the display shows anything at all (False: unplugged or dark, drawn dim with a note).
+`from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
+row, each with a label under it, and returns the SVG text; the output depends only on its
+arguments, so generated pictures can be checked for staleness byte for byte.
+
+Geometry in millimetres, close to the real part: a 50 x 19 mm module, 12 mm high italic
+digits, lit segments red with a soft glow, unlit segments faint.
+"""
+import math
+from xml.sax.saxutils import escape
+
+SCALE = 4          # pixels per millimetre in the width/height attributes
+MODULE_W = 50.0
+MODULE_H = 19.0
+GAP = 6.0          # between modules
+MARGIN = 5.0
+LABEL_H = 9.0      # room under each module for its label
+CAPTION_H = 8.0
+
+DIGIT_W = 6.4      # segment centre lines: x 0..DIGIT_W, y 0..DIGIT_H
+DIGIT_H = 11.2
+STROKE = 1.45
+SEG_GAP = 0.28
+SKEW = 8           # degrees of italic lean
+DIGIT_X = (4.0, 14.8, 27.2, 38.0)   # left centre line (at the baseline) of each digit
+DIGIT_Y = 3.9
+COLON_X = 25.0     # the colon's centre at the baseline
+POINT_R = 0.8
+
+LIT = "#ff3b1c"
+UNLIT = "#3a1712"
+OFF = "#261512"
+FACE = "#0c0c0c"
+BODY = "#1d1d1d"
+BACKGROUND = "#2a2a2e"
+LABEL = "#d8d8d8"
+NOTE = "#8a8a8a"
+
+
+def _n(x):
+    """A number as short, stable SVG text."""
+    text = "%.2f" % x
+    text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _hsegment(x0, x1, y):
+    h = STROKE / 2
+    pts = ((x0, y), (x0 + h, y - h), (x1 - h, y - h), (x1, y), (x1 - h, y + h), (x0 + h, y + h))
+    return pts
+
+
+def _vsegment(x, y0, y1):
+    h = STROKE / 2
+    pts = ((x, y0), (x + h, y0 + h), (x + h, y1 - h), (x, y1), (x - h, y1 - h), (x - h, y0 + h))
+    return pts
+
+
+def _segments():
+    """The seven segment outlines a..g in digit coordinates (centre lines from 0,0)."""
+    w, h, g = DIGIT_W, DIGIT_H, SEG_GAP
+    m = h / 2
+    return (
+        _hsegment(g, w - g, 0),        # a
+        _vsegment(w, g, m - g),        # b
+        _vsegment(w, m + g, h - g),    # c
+        _hsegment(g, w - g, h),        # d
+        _vsegment(0, m + g, h - g),    # e
+        _vsegment(0, g, m - g),        # f
+        _hsegment(g, w - g, m),        # g
+    )
+
+
+SEGMENTS = _segments()
+
+
+def _polygon(pts, fill, glow=False):
+    text = " ".join("%s,%s" % (_n(x), _n(y)) for x, y in pts)
+    extra = ' filter="url(#glow)"' if glow else ""
+    return '<polygon points="%s" fill="%s"%s/>' % (text, fill, extra)
+
+
+def _circle(x, y, r, fill, glow=False):
+    extra = ' filter="url(#glow)"' if glow else ""
+    return '<circle cx="%s" cy="%s" r="%s" fill="%s"%s/>' % (_n(x), _n(y), _n(r), fill, extra)
+
+
+def from_chip(chip):
+    """(masks, colon, lit) of a VirtualHT16K33 (host_tools.ht16k33_model)."""
+    return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
+
+
+def module(x, y, masks, colon=False, lit=True):
+    """SVG elements of one display module with its top left corner at (x, y) mm."""
+    out = ['<g transform="translate(%s %s)">' % (_n(x), _n(y)),
+           '<rect width="%s" height="%s" rx="1.2" fill="%s"/>' % (_n(MODULE_W), _n(MODULE_H), BODY),
+           '<rect x="1.6" y="1.6" width="%s" height="%s" rx="0.6" fill="%s"/>' % (
+               _n(MODULE_W - 3.2), _n(MODULE_H - 3.2), FACE)]
+    off = UNLIT if lit else OFF
+    for i, mask in enumerate(masks):
+        if not lit:
+            mask = 0
+        # skewX leans the digit about its baseline, like the italic digits of the real part
+        out.append('<g transform="translate(%s %s) skewX(-%d) translate(0 %s)">' % (
+            _n(DIGIT_X[i]), _n(DIGIT_Y + DIGIT_H), SKEW, _n(-DIGIT_H)))
+        for bit, pts in enumerate(SEGMENTS):
+            on = bool(mask >> bit & 1)
+            out.append(_polygon(pts, LIT if on else off, on))
+        on = bool(mask & 0x80)
+        out.append(_circle(DIGIT_W + 1.55, DIGIT_H + 0.15, POINT_R, LIT if on else off, on))
+        out.append("</g>")
+    on = bool(colon and lit)
+    # the colon's dots sit a third and two thirds of the way down, leaning like the digits
+    lean = math.tan(math.radians(SKEW))
+    for frac in (1 / 3.0, 2 / 3.0):
+        cy = DIGIT_Y + DIGIT_H * frac
+        cx = COLON_X + (DIGIT_Y + DIGIT_H - cy) * lean
+        out.append(_circle(cx, cy, POINT_R, LIT if on else off, on))
+    out.append("</g>")
+    return out
+
+
+def picture(displays, labels=None, caption=None):
+    """The SVG text of displays side by side. `displays`: (masks, colon, lit) per display;
+    `labels`: a text under each (unlit displays get "(dark)" appended); `caption`: a line
+    under everything."""
+    n = max(len(displays), 1)
+    width = 2 * MARGIN + n * MODULE_W + (n - 1) * GAP
+    height = 2 * MARGIN + MODULE_H + (LABEL_H if labels else 0) + (CAPTION_H if caption else 0)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" '
+           'font-family="Helvetica, Arial, sans-serif">' % (
+               _n(width * SCALE), _n(height * SCALE), _n(width), _n(height))]
+    if caption:
+        out.append("<title>%s</title>" % escape(caption))
+    out += ['<defs><filter id="glow" x="-50%" y="-50%" width="200%" height="200%">',
+            '<feGaussianBlur in="SourceGraphic" stdDeviation="0.45" result="blur"/>',
+            '<feMerge><feMergeNode in="blur"/><feMergeNode in="SourceGraphic"/></feMerge>',
+            '</filter></defs>',
+            '<rect width="%s" height="%s" rx="2.5" fill="%s"/>' % (
+                _n(width), _n(height), BACKGROUND)]
+    for i, (masks, colon, lit) in enumerate(displays):
+        x = MARGIN + i * (MODULE_W + GAP)
+        out += module(x, MARGIN, masks, colon, lit)
+        if labels:
+            text = labels[i] if i < len(labels) else ""
+            if not lit:
+                text = (text + " (dark)").strip()
+            out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">'
+                       '%s</text>' % (_n(x + MODULE_W / 2), _n(MARGIN + MODULE_H + 5.6),
+                                      LABEL if lit else NOTE, escape(text)))
+    if caption:
+        y = height - MARGIN - 1.2
+        out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">%s</text>'
+                   % (_n(width / 2), _n(y), NOTE, escape(caption)))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
