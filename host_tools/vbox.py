@@ -141,6 +141,7 @@ class VBox:
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "vboard.py"),
                 "main=" + MAIN, "board=" + self.board, "step=%d" % self.step_ms,
                 "t0=%d" % self.t0, "devices=" + ",".join("%02x" % a for a in self.devices),
+                "unplugged=" + ",".join("%02x" % a for a in sorted(self.unplugged)),
                 "held=" + ",".join(sorted(self.held)), "cut=%d" % (-1 if cut is None else cut)]
         env = dict(os.environ)
         env["MICROPYPATH"] = MPY + os.pathsep + LIB
@@ -148,16 +149,12 @@ class VBox:
                                      stderr=subprocess.STDOUT, cwd=self.flash, env=env,
                                      bufsize=0, start_new_session=True)
         self._buf = b""
-        self._pending = [("u %02x" % a) for a in sorted(self.unplugged)]
+        self._pending = []
         self.mode = "running"
         self.watchdog = None
         self.cut_at = None
         self.boots += 1
         self._read_until("i")
-        if self.proc is None:
-            return self.mode  # the cut struck during boot
-        if self._pending:
-            self.advance(0)
         return self.mode
 
     def kill(self):
@@ -378,8 +375,8 @@ class VBox:
             if op == "w":
                 addr, _, data = rest.partition(" ")
                 chip = self.chips.get(int(addr, 16))
-                if chip is not None:
-                    chip.write(bytes.fromhex(data))
+                if chip is None or not chip.write(bytes.fromhex(data)):
+                    raise BoxError("the board wrote to %s, which is not on the bus" % addr)
             elif op == "i":
                 self.now = int(rest)
             elif op == "s":

@@ -4,6 +4,7 @@ Started by host_tools/vbox.py as `micropython vboard.py KEY=VALUE ...` with the 
 folder as working directory (pinmap.json at its root, the journal in games/):
   main=PATH         the firmware's main.py (required)
   devices=70,71     I2C addresses (hex) that have a chip (default: every display of the map)
+  unplugged=73      of those, the ones pulled off the bus at power-up
   held=MENU,5       keys down at power-up
   t0=N  step=N      the clock at power-up; ms one idle() lets pass (default 0 and 5)
   cut=N             a power cut after N flash units, counted from power-up
@@ -20,7 +21,7 @@ import vparts
 
 def options(argv):
     opts = {"main": "", "devices": "", "held": "", "t0": "0", "step": "5", "board": "virtual",
-            "cut": "-1"}
+            "cut": "-1", "unplugged": ""}
     for arg in argv:
         key, _, value = arg.partition("=")
         if key not in opts:
@@ -62,6 +63,9 @@ def main():
         devices = [d["address"] for d in pinmap["displays"]]
     held = [h for h in opts["held"].split(",") if h]
     board = vparts.Board(pinmap, devices, held, int(opts["t0"]), int(opts["step"]))
+    for a in opts["unplugged"].split(","):
+        if a:
+            board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
     watch_app(board)
     if opts["board"] == "pico":
