@@ -68,6 +68,15 @@ def test_bad_numbers():
     syntax_line("players 3\n-1: play 3", 2)
 
 
+def test_numbers_are_ascii_digits_only():
+    # str.isdigit() also accepts superscripts and other scripts' digits; a record must read
+    # the same on every runtime and must never crash the reader
+    for text in ("players \u00b2", "players \u0663", "players 3\nsticks \u00b9",
+                 "players 3\nhands 5 5 \u2075", "players 3\n\u00b2: pass"):
+        game, error = notation.load(text.split("\n"))
+        assert error is not None and error[1] == "syntax", (text, error)
+
+
 def test_header_arguments():
     syntax_line("players", 1)
     syntax_line("players 3 4", 1)
