@@ -1,0 +1,102 @@
+"""`matchbox sim --headless`: key words in, one JSON object out (displays, state, journal)."""
+import json
+import subprocess
+import sys
+
+import engine_helpers as eh
+import pytest
+from tycoon import notation, state
+from tycoon.game import Game
+
+from host_tools import ROOT
+from host_tools.sim import parse_keys
+from host_tools.vbox import action_keys, setup_keys
+
+
+def sim(*args):
+    proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "sim"] + list(args),
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def run_json(*args):
+    code, out, err = sim(*args)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 1, "exactly one JSON object expected:\n" + out
+    return json.loads(lines[0])
+
+
+def test_setup_menu_after_power_up():
+    out = run_json("--headless")
+    assert set(out) == {"displays", "state", "journal"}
+    assert out["state"] is None and out["journal"] == ""
+    assert out["displays"][0] == "PL 4" and len(out["displays"]) == 4
+
+
+def test_keys_play_a_game_that_matches_the_engine():
+    rng = eh.Lcg(12)
+    game = Game(3, 2, "gh2", 4, 12, [5, 4, 5])
+    while not game.finished:
+        eh.step(game, rng)
+    keys = setup_keys(3, 2, "gh2", 4, 12, [5, 4, 5])
+    for action in game.actions():
+        keys += action_keys(*action)
+    out = run_json("--headless", "--keys", " ".join(keys))
+    assert out["state"] == json.loads(state.to_json(game))
+    replayed, error = notation.load(out["journal"].splitlines())
+    assert error is None and notation.write(replayed) == notation.write(game)
+    assert out["displays"][0] == "End "
+
+
+def test_journal_resume(tmp_path):
+    record = tmp_path / "game.txt"
+    record.write_text("players 3\ndealer 1\nhands 15 15 15\n1: play 6 9 as 9\n2: pass\n")
+    game, error = notation.load(record.read_text().splitlines())
+    assert error is None
+    out = run_json("--headless", "--journal", str(record))
+    assert out["state"] == json.loads(state.to_json(game))
+    assert "1: play 6 9 as 9" in out["journal"]
+    # and keys go on from there: seat 3 beats the 9s with a pair of Cs (lower-case c works)
+    out = run_json("--headless", "--journal", str(record), "--keys", "c c PLAY")
+    assert out["state"]["table"] == {"value": "C", "count": 2, "seat": 3, "sticks": 0}
+    assert out["displays"][0] == "2-C "
+
+
+def test_long_press_and_wait():
+    keys = " ".join(setup_keys(2, 1, "none", 5, 40, [15, 15])) + " 5 PLAY MENU:long"
+    out = run_json("--headless", "--keys", keys)
+    assert out["state"] is None  # MENU held long: back in the setup menu
+    assert out["displays"][0] == "PL 2"
+    # an error shows for 2 s: WAIT less than that and it is still there (no settling asked)
+    keys2 = " ".join(setup_keys(2, 1, "none", 5, 40, [15, 15])) + " PASS"
+    out = run_json("--headless", "--keys", keys2 + " WAIT:500", "--settle", "1")
+    assert out["displays"][:2] == ["LEAd", "Err "]
+    out = run_json("--headless", "--keys", keys2 + " WAIT:2500", "--settle", "1")
+    assert out["displays"][0] != "LEAd"
+
+
+def test_unknown_key_is_an_error_naming_it():
+    code, out, err = sim("--headless", "--keys", "PLAY SHIFT PLAY")
+    assert code == 2 and out == ""
+    assert "SHIFT" in err
+
+
+def test_missing_journal_file_is_an_error(tmp_path):
+    code, out, err = sim("--headless", "--journal", str(tmp_path / "nope.txt"))
+    assert code == 2 and "nope.txt" in err
+
+
+def test_without_headless_the_terminal_ui_is_not_there_yet():
+    code, out, err = sim()
+    assert code == 2 and "--headless" in err
+
+
+def test_parse_keys():
+    assert parse_keys("1 as PLAY MENU:long UNDO:900 WAIT:250") == [
+        ("key", "1", 60), ("key", "AS", 60), ("key", "PLAY", 60), ("key", "MENU", 1000),
+        ("key", "UNDO", 900), ("wait", None, 250)]
+    for bad in ("I", "PLAY:short", "WAIT", "WAIT:x", "5:0"):
+        with pytest.raises(ValueError):
+            parse_keys(bad)
+
