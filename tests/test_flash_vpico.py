@@ -1,5 +1,6 @@
 """End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
 unix port on a pty, see host_tools/vpico.py), plus the virtual Pico itself under mpremote."""
+import argparse
 import hashlib
 import os
 import pty
@@ -11,7 +12,7 @@ import time
 import pytest
 import serial
 
-from host_tools import build, cli, flash
+from host_tools import build, cli, flash, pull
 from host_tools.board import Board
 from host_tools.vpico import VirtualPico
 
@@ -60,8 +61,12 @@ def pico(tmp_path):
         yield board
 
 
-def _matchbox(capsys, *argv):
-    status = cli.main(list(argv))
+def _matchbox(capsys, command, *argv):
+    """Run `matchbox COMMAND ARGV...` through the subcommand module's own parser."""
+    module = {"flash": flash, "pull": pull}[command]
+    parser = argparse.ArgumentParser(prog="matchbox " + command)
+    module.add_arguments(parser)
+    status = module.run(parser.parse_args(list(argv)))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -246,6 +251,13 @@ def test_missing_port_is_a_clear_error(capsys, command, tmp_path):
     assert status == 2
     assert err.startswith("error: no board at %s: no such device" % port)
     assert len(err.strip().splitlines()) == 1
+
+
+def test_matchbox_command_dispatches_to_flash_and_pull(capsys, tmp_path):
+    for command in ("flash", "pull"):
+        status = cli.main([command, "--port", str(tmp_path / "nothing")])
+        assert status == 2
+        assert "no board at" in capsys.readouterr().err
 
 
 def test_auto_with_no_board(capsys, monkeypatch):
