@@ -87,11 +87,6 @@ def test_missing_journal_file_is_an_error(tmp_path):
     assert code == 2 and "nope.txt" in err
 
 
-def test_without_headless_the_terminal_ui_is_not_there_yet():
-    code, out, err = sim()
-    assert code == 2 and "--headless" in err
-
-
 def test_parse_keys():
     assert parse_keys("1 as PLAY MENU:long UNDO:900 WAIT:250") == [
         ("key", "1", 60), ("key", "AS", 60), ("key", "PLAY", 60), ("key", "MENU", 1000),
