@@ -257,11 +257,8 @@ class Journal:
         When the journal is not in step with the game (not started, an undo not rewritten,
         an earlier failure), the whole record is rewritten instead.
         """
-        count = 0
-        last = None
-        for action in game.actions():
-            count += 1
-            last = action
+        count = len(game)
+        last = game.last_action()
         if last is None or self._lines is None or count != self._actions + 1:
             self._write(game, count)
             return

@@ -88,6 +88,8 @@ class Game:
         self._reset()
 
     def _reset(self):
+        self.nactions = 0
+        self._last = 0           # where the last action starts in the log
         n = self.players
         self.cards = list(self.hands)
         self.sticks = [1] * n
@@ -192,7 +194,7 @@ class Game:
         """Play cards of `faces` (as written) as `value` (default: the face). Returns event flags."""
         explicit = value is not None
         value, total = self.check_play(faces, value, seat)
-        self._log.append(PLAY << 6 | len(faces) << 3 | (self.turn - 1))
+        self._logged(PLAY << 6 | len(faces) << 3 | (self.turn - 1))
         self._log.append(value | (0x80 if explicit else 0))
         self._log.extend(bytes(faces))
         return self._play(faces, value, total)
@@ -204,7 +206,7 @@ class Game:
             raise IllegalAction("must-return")
         if self.top_value < 0:
             raise IllegalAction("cannot-pass")
-        self._log.append(PASS << 6 | (self.turn - 1))
+        self._logged(PASS << 6 | (self.turn - 1))
         return self._pass()
 
     def return_stick(self, seat=None):
@@ -212,7 +214,7 @@ class Game:
         self._check_turn(seat)
         if self.cards[self.turn - 1]:
             raise IllegalAction("has-cards")
-        self._log.append(RETURN << 6 | (self.turn - 1))
+        self._logged(RETURN << 6 | (self.turn - 1))
         return self._return()
 
     def undo(self):
@@ -220,11 +222,7 @@ class Game:
         log = self._log
         if not log:
             return False
-        end = 0
-        last = 0
-        while end < len(log):
-            last = end
-            end += 1 if log[end] >> 6 else 2 + (log[end] >> 3 & 7)
+        last = self._last
         self._log = bytearray()
         self._reset()
         for kind, _seat, faces, value, explicit in _decode(log[:last]):
@@ -240,10 +238,21 @@ class Game:
         """The actions so far, oldest first: (kind, seat, faces, value, explicit 'as')."""
         return _decode(self._log)
 
+    def last_action(self):
+        """The last action as actions() gives it, or None before the first."""
+        for action in _decode(self._log[self._last:]):
+            return action
+        return None
+
     def __len__(self):
-        return len(list(_decode(self._log)))
+        return self.nactions
 
     # --- rules ------------------------------------------------------------------------------
+
+    def _logged(self, head):
+        self._last = len(self._log)
+        self._log.append(head)
+        self.nactions += 1
 
     def _check_turn(self, seat):
         if not self.turn:

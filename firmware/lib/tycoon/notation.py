@@ -25,8 +25,12 @@ class NotationError(Exception):
 
 
 def _number(token):
-    if not token.isdigit():
-        raise NotationError("bad number '%s'" % token)
+    # ASCII digits only: CPython's isdigit() also accepts the likes of '²'
+    for ch in token:
+        if not "0" <= ch <= "9":
+            raise NotationError("bad number '%s'" % token)
+    if not token:
+        raise NotationError("bad number ''")
     return int(token)
 
 
