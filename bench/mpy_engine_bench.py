@@ -1,0 +1,127 @@
+"""MicroPython side of bench_engine.py: replay one record and report heap and timing.
+
+Run: MICROPYPATH=<engine lib folder> micropython -X heapsize=256K bench/mpy_engine_bench.py RECORD
+Prints one JSON line: heap for importing the engine, heap held by a replayed game, and the
+per-action times (record line through the reader, and the engine call alone) in microseconds.
+Also runs unchanged under CPython (heap figures are then reported as null).
+"""
+import gc
+import json
+import sys
+import time
+
+try:
+    ticks_us = time.ticks_us
+    ticks_diff = time.ticks_diff
+except AttributeError:  # CPython: fractional microseconds
+    def ticks_us():
+        return time.perf_counter_ns() / 1000.0
+
+    def ticks_diff(a, b):
+        return a - b
+
+
+def mem_alloc():
+    gc.collect()
+    return gc.mem_alloc() if hasattr(gc, "mem_alloc") else None
+
+
+def stats(times):
+    times = sorted(times)
+    n = len(times)
+    median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+    return [median, sum(times) / n]
+
+
+def delta(a, b):
+    return None if a is None or b is None else b - a
+
+
+def replay_record(notation, lines):
+    """Every record line through the reader (parse + rules), as `matchbox replay` and the
+    journal do. Returns (times, final state JSON, header text, actions)."""
+    reader = notation.Reader()
+    times = []
+    for line in lines:
+        t0 = ticks_us()
+        reader.feed(line)
+        t1 = ticks_us()
+        if notation.parse_line(line) is not None and reader.game is not None:
+            times.append(ticks_diff(t1, t0))
+    game = reader.finish()
+    from tycoon import state
+    return times, state.to_json(game), notation.header_text(game), list(game.actions())
+
+
+def replay_engine(notation, header_lines, actions, times):
+    """The engine calls alone, as the box makes them after a key press. Returns the game."""
+    from tycoon.game import PLAY, PASS
+    game = notation.load(header_lines)[0]
+    for i in range(len(actions)):
+        kind, seat, faces, value, explicit = actions[i]
+        t0 = ticks_us()
+        if kind == PLAY:
+            game.play(faces, value if explicit else None, seat)
+        elif kind == PASS:
+            game.pass_turn(seat)
+        else:
+            game.return_stick(seat)
+        times[i] = ticks_diff(ticks_us(), t0)
+    return game
+
+
+def new_game(like):
+    from tycoon.game import Game
+    return Game(like.players, like.dealer, like.expansion, like.revolution_size, like.tokens, list(like.hands))
+
+
+def main(path):
+    with open(path) as f:
+        lines = f.read().split("\n")
+    names = ("tycoon.cards", "tycoon.game", "tycoon.notation", "tycoon.state")
+    marks = [0, 0, 0, 0, 0]   # allocated up front so that only the imports are counted
+    marks[0] = mem_alloc()
+    for i in range(4):   # each module after the ones it imports
+        __import__(names[i])
+        marks[i + 1] = mem_alloc()
+    m0, m1 = marks[0], marks[4]
+    by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(4)]
+    from tycoon import notation, state
+    from tycoon.game import PLAY, PASS
+    feed_times, reference, header, actions = replay_record(notation, lines)
+    engine_times = [0] * len(actions)
+    header_lines = header.split("\n")
+    m2 = mem_alloc()
+    held = replay_engine(notation, header_lines, actions, engine_times)
+    m3 = mem_alloc()
+    fresh = new_game(held)
+    m4 = mem_alloc()
+    assert state.to_json(held) == reference
+    assert len(fresh) == 0
+    undo_times = []
+    for _ in range(5):   # undo the last action of the long game (it replays the log), then redo it
+        kind, seat, faces, value, explicit = actions[-1]
+        t0 = ticks_us()
+        held.undo()
+        undo_times.append(ticks_diff(ticks_us(), t0))
+        if kind == PLAY:
+            held.play(faces, value if explicit else None, seat)
+        elif kind == PASS:
+            held.pass_turn(seat)
+        else:
+            held.return_stick(seat)
+    assert state.to_json(held) == reference
+    print(json.dumps({
+        "version": ".".join([str(x) for x in sys.implementation.version[:3]]),
+        "import_heap": delta(m0, m1),
+        "import_heap_by_module": by_module,
+        "game_heap": delta(m2, m3),
+        "new_game_heap": delta(m3, m4),
+        "actions": len(actions),
+        "feed_us": stats(feed_times),
+        "engine_us": stats(engine_times),
+        "undo_us": min(undo_times),
+    }))
+
+
+main(sys.argv[1])
