@@ -10,6 +10,7 @@ import contextlib
 import errno
 import io
 import os
+import struct
 import time
 
 import serial
@@ -19,8 +20,13 @@ from mpremote.transport_serial import SerialTransport
 
 RASPBERRY_PI_VID = 0x2E8A
 CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 2  # a blocking serial read gives up after this (mpremote waits forever on a pty)
 BUSY_RETRIES = 5
 CHUNK = 768  # bytes per write command (base64 keeps the command short and exact)
+
+
+# What a dropped, silent or garbled connection raises inside mpremote's transport.
+COMM_ERRORS = (TransportError, serial.SerialException, OSError, struct.error)
 
 
 class BoardError(Exception):
@@ -40,7 +46,7 @@ def find_port():
 
 def _probe_port(port):
     """Open and close the port once to turn OS errors into clear messages."""
-    if "://" not in port and not os.path.exists(port):
+    if os.name != "nt" and "://" not in port and not os.path.exists(port):
         raise BoardError("no board at %s: no such device (is the Pico plugged in? "
                          "`mpremote connect list` shows the serial ports)" % port)
     try:
@@ -78,7 +84,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
         # copies of open descriptors until it runs): retry before calling it busy.
         try:
             _probe_port(port)
-            transport = SerialTransport(port, baudrate=115200, timeout=1)
+            transport = SerialTransport(port, baudrate=115200, timeout=READ_TIMEOUT)
             break
         except BoardError as exc:
             if attempt == BUSY_RETRIES or "busy" not in str(exc):
@@ -91,7 +97,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got
             transport.enter_raw_repl(soft_reset=soft_reset, timeout_overall=timeout)
-    except (TransportError, serial.SerialException, OSError):
+    except COMM_ERRORS:
         board.close()
         raise BoardError(
             "%s does not answer as MicroPython (no raw REPL within %gs): is MicroPython "

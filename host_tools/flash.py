@@ -12,11 +12,10 @@ import os
 import sys
 import tempfile
 
-import serial
-from mpremote.transport import TransportError, TransportExecError
+from mpremote.transport import TransportExecError
 
 from host_tools import FIRMWARE, build
-from host_tools.board import CONNECT_TIMEOUT, BoardError, connect
+from host_tools.board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")
@@ -137,7 +136,7 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
             except TransportExecError as exc:
                 lines = exc.error_output.strip().splitlines()
                 return _error("the board reported: %s" % (lines[-1] if lines else "an error"))
-            except (TransportError, serial.SerialException, OSError) as exc:
+            except COMM_ERRORS as exc:
                 return _error("lost the board on %s: %s" % (board.port, exc))
 
 

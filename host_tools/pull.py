@@ -9,10 +9,9 @@ An archived game already pulled with different content is kept: the new copy get
 import os
 import sys
 
-import serial
-from mpremote.transport import TransportError, TransportExecError
+from mpremote.transport import TransportExecError
 
-from host_tools.board import CONNECT_TIMEOUT, BoardError, connect
+from host_tools.board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 
 CURRENT = "/games/current.txt"
 ARCHIVE = "/games/archive"
@@ -83,7 +82,7 @@ def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT):
             lines = exc.error_output.strip().splitlines()
             print("error: the board reported: %s" % (lines[-1] if lines else "an error"), file=sys.stderr)
             return 2
-        except (TransportError, serial.SerialException, OSError) as exc:
+        except COMM_ERRORS as exc:
             print("error: lost the board on %s: %s" % (board.port, exc), file=sys.stderr)
             return 2
     if fetched:

@@ -488,6 +488,12 @@ def main(argv=None):
     parser.add_argument("flash_dir", help="folder that acts as the board's flash filesystem")
     parser.add_argument("--capacity", type=int, help="pretend the flash holds this many bytes")
     args = parser.parse_args(argv)
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)  # also when started in the background
+    signal.signal(signal.SIGTERM, interrupt)
     with VirtualPico(args.flash_dir, capacity=args.capacity) as board:
         print("virtual Pico on %s (flash: %s); Ctrl-C to stop" % (board.port, board.flash_dir), flush=True)
         try:
