@@ -27,6 +27,11 @@ def add_arguments(parser):
                              "NAME:MS (held MS ms), WAIT:MS")
     parser.add_argument("--settle", type=int, default=SETTLE_MS, metavar="MS",
                         help="virtual ms to let pass after the last key (default %d)" % SETTLE_MS)
+    parser.add_argument("--displays", type=int, default=4, metavar="N",
+                        help="interactive: fit only the first N displays (1-4) to see paging")
+    parser.add_argument("--flash", metavar="DIR",
+                        help="interactive: keep the box's flash in DIR (created if missing), "
+                             "so a game survives restarting the simulator")
 
 
 def parse_keys(text):
@@ -99,9 +104,9 @@ def headless(args, out=None):
 
 
 def interactive(args):
-    """The terminal simulator (not written yet)."""
-    print("the interactive simulator is coming; use --headless", file=sys.stderr)
-    return 2
+    """The terminal simulator (host_tools.tui)."""
+    from host_tools import tui
+    return tui.run(args)
 
 
 def run(args):
