@@ -1,0 +1,387 @@
+"""`matchbox doctor` against a virtual Pico (the MicroPython unix port on a pty).
+
+The real firmware is flashed to it first with host_tools.flash. The unix port has no I2C bus
+or GPIO pins, so the bus scan is skipped there; the tests that reach the display and key steps
+put a stand-in `machine` module on the virtual board's flash (FAKE_MACHINE below: I2C devices
+that answer and log their writes, and pins that read the key a scripted person holds).
+"""
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+
+import pytest
+import serial
+
+from host_tools import FIRMWARE, HARDWARE, cli, doctor, flash
+from host_tools.vpico import VirtualPico
+
+FAKE_MACHINE = '''
+"""Stand-in for the Pico's machine module on the virtual Pico (doctor tests)."""
+import binascii
+import json
+import sys
+
+ADDRESSES = %r
+_levels = {}
+_map = []
+
+
+def _held():
+    try:
+        with open("/held.txt") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _pinmap():
+    if not _map:
+        with open("/pinmap.json") as f:
+            _map.append(json.load(f))
+    return _map[0]
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+
+    def __init__(self, gpio, mode=None, pull=None, value=None):
+        self.gpio = gpio
+        if value is not None:
+            _levels[gpio] = value
+
+    def init(self, *args, **kw):
+        pass
+
+    def value(self, v=None):
+        if v is not None:
+            _levels[self.gpio] = v
+            return None
+        m = _pinmap()
+        kp = m["keypad"]
+        held = _held()
+        for b in m["buttons"]:
+            if b["gpio"] == self.gpio:
+                return 0 if b["name"] == held else 1
+        if self.gpio in kp["cols"]:
+            c = kp["cols"].index(self.gpio)
+            for r in range(len(kp["rows"])):
+                if kp["legend"][r][c] == held and _levels.get(kp["rows"][r], 1) == 0:
+                    return 0
+            return 1
+        return _levels.get(self.gpio, 1)
+
+
+class I2C:
+    def __init__(self, id, sda=None, scl=None, freq=400000):
+        pass
+
+    def scan(self):
+        return list(ADDRESSES)
+
+    def writeto(self, addr, buf, stop=True):
+        if addr not in ADDRESSES:
+            raise OSError(19)
+        with open("/i2c.log", "a") as f:
+            f.write("%%02x %%s\\n" %% (addr, binascii.hexlify(bytes(buf)).decode()))
+        return len(buf)
+
+
+class PWM:
+    def __init__(self, pin, freq=None, duty_u16=None):
+        pass
+
+    def freq(self, hz=None):
+        pass
+
+    def duty_u16(self, d=None):
+        pass
+
+
+def reset():
+    sys.exit()
+'''
+
+
+@pytest.fixture
+def pico(tmp_path):
+    with VirtualPico(str(tmp_path / "flash")) as board:
+        yield board
+
+
+def _flash(pico, root=FIRMWARE):
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        status = flash.flash(port=pico.port, root=root, timeout=5)
+    assert status == 0, out.getvalue()
+
+
+def _matchbox(capsys, *argv):
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out + err
+
+
+def _step(out, n):
+    """The result line of step n (1..6)."""
+    m = re.search(r"^%d\. .*$" % n, out, re.M)
+    assert m, out
+    return m.group(0)
+
+
+def _word(out, n):
+    """OK, PROBLEM or SKIPPED of step n."""
+    return re.match(r"\d\. .{11} (\S+)", _step(out, n)).group(1)
+
+
+class Person:
+    """doctor's output stream and the person at the box: holds the key doctor asks for
+    (or what `wrong` says instead: a key name, "" for nothing) by writing /held.txt."""
+
+    def __init__(self, flash_dir, wrong=None, interrupt_at=None):
+        self.flash_dir = flash_dir
+        self.wrong = wrong or {}
+        self.interrupt_at = interrupt_at
+        self.text = ""
+
+    def write(self, s):
+        self.text += s
+        m = re.search(r"press (\S+)\s+\.\.\. $", s)
+        if m:
+            name = m.group(1)
+            if name == self.interrupt_at:
+                raise KeyboardInterrupt
+            with open(os.path.join(self.flash_dir, "held.txt"), "w") as f:
+                f.write(self.wrong.get(name, name))
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def _fake_machine(flash_dir, addresses):
+    with open(os.path.join(flash_dir, "lib", "machine.py"), "w") as f:
+        f.write(FAKE_MACHINE % (addresses,))
+
+
+def _ram_history(flash_dir):
+    """{address: list of RAM images after each RAM write} from the fake bus's log."""
+    history = {}
+    ram = {}
+    with open(os.path.join(flash_dir, "i2c.log")) as f:
+        for line in f:
+            addr, data = line.split()
+            addr, data = int(addr, 16), bytes.fromhex(data)
+            if data[0] < 16 and len(data) > 1:
+                image = ram.setdefault(addr, bytearray(16))
+                image[data[0]:data[0] + len(data) - 1] = data[1:]
+                history.setdefault(addr, []).append(bytes(image))
+    return history
+
+
+def _button(m, name):
+    return [b["gpio"] for b in m["buttons"] if b["name"] == name][0]
+
+
+def _matrix(m, face):
+    kp = m["keypad"]
+    r = [i for i, row in enumerate(kp["legend"]) if face in row][0]
+    c = kp["legend"][r].index(face)
+    return "keypad row %d (GP%d) x column %d (GP%d)" % (r + 1, kp["rows"][r], c + 1, kp["cols"][c])
+
+
+# ---------------------------------------------------------------- the virtual Pico as it is
+
+def test_flashed_virtual_board_is_ok(capsys, pico, tmp_path):
+    _flash(pico)
+    games = tmp_path / "flash" / "games"
+    games.mkdir()
+    (games / "current.txt").write_bytes(b"players 4\n")
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 0, out
+    version = doctor.local_version()
+    assert re.match(r"1\. connection +OK +MicroPython .* at %s$" % re.escape(pico.port), _step(out, 1)), out
+    assert re.match(r"2\. firmware +OK +version %s, the same as this checkout" % re.escape(version), _step(out, 2)), out
+    assert re.match(r"3\. self-test +OK +4 passed, 0 failed$", _step(out, 3)), out
+    for name in ("engine", "display", "journal", "pinmap"):
+        assert re.search(r"^ +ok +%s: " % name, out, re.M), out
+    assert _word(out, 4) == "SKIPPED" and "the bus cannot be scanned here" in _step(out, 4), out
+    assert _word(out, 5) == "SKIPPED"
+    assert _word(out, 6) == "SKIPPED" and "--skip-keys" in _step(out, 6)
+    assert out.rstrip().endswith("Everything checked is OK (3 skipped).")
+    # maintenance flag gone, the game in progress untouched, the self-test's folder removed
+    assert not (tmp_path / "flash" / "maintenance").exists()
+    assert sorted(os.listdir(str(games))) == ["current.txt"]
+    assert (games / "current.txt").read_bytes() == b"players 4\n"
+
+
+def test_empty_board_has_no_firmware(capsys, pico, tmp_path):
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1, out
+    assert _word(out, 1) == "OK"
+    assert "PROBLEM  no Matchbox firmware on the board: run `matchbox flash`" in _step(out, 2), out
+    for n in range(3, 7):
+        assert _word(out, n) == "SKIPPED" and "run `matchbox flash` first" in _step(out, n), out
+    assert "1 problem found" in out
+    assert os.listdir(str(tmp_path / "flash")) == []  # the flag file is gone again
+
+
+def test_incomplete_firmware(capsys, pico, tmp_path):
+    _flash(pico)
+    os.remove(str(tmp_path / "flash" / "pinmap.json"))
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1
+    assert "the firmware is incomplete (pinmap.json missing): run `matchbox flash`" in _step(out, 2), out
+
+
+def test_bad_ports(capsys, tmp_path, pico):
+    status, out = _matchbox(capsys, "doctor", "--port", str(tmp_path / "ttyNOPE"))
+    assert status == 1
+    assert "PROBLEM  no board at %s: no such device" % (tmp_path / "ttyNOPE") in _step(out, 1), out
+    assert all(_word(out, n) == "SKIPPED" for n in range(2, 7))
+    plain = tmp_path / "plain.txt"
+    plain.write_text("not a port\n")
+    status, out = _matchbox(capsys, "doctor", "--port", str(plain))
+    assert status == 1
+    assert "PROBLEM  %s is not a serial port" % plain in _step(out, 1), out
+    with serial.Serial(pico.port, exclusive=True):
+        status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--timeout", "2")
+    assert status == 1
+    assert "PROBLEM  %s is busy" % pico.port in _step(out, 1), out
+
+
+def test_other_firmware_version_and_pin_map(capsys, pico, tmp_path):
+    fw = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, str(fw), symlinks=False)
+    (fw / "lib" / "box" / "version.py").write_text('VERSION = "0.0.1"\n')
+    m = doctor.load_pinmap()
+    m["i2c"]["freq"] = 100000
+    os.remove(str(fw / "pinmap.json"))
+    (fw / "pinmap.json").write_text(json.dumps(m))
+    _flash(pico, str(fw))
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1, out
+    want = ("PROBLEM  the board runs firmware 0.0.1, this checkout has %s; the board's pinmap.json "
+            "differs from hardware/pinmap.json: run `matchbox flash`" % doctor.local_version())
+    assert want in _step(out, 2), out
+    assert _word(out, 3) == "OK"  # the rest is still checked
+
+
+def test_failing_selftest_shows_its_fail_line(capsys, pico, tmp_path):
+    _flash(pico)
+    m = doctor.load_pinmap()
+    m["keypad"]["rows"][0] = m["keypad"]["cols"][0]
+    (tmp_path / "flash" / "pinmap.json").write_text(json.dumps(m))
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1
+    assert "PROBLEM  the board's pinmap.json differs" in _step(out, 2), out
+    assert re.match(r"3\. self-test +PROBLEM +3 passed, 1 failed", _step(out, 3)), out
+    assert re.search(r"^ +FAIL pinmap: GP%d used by both ROW1 and COL1$" % m["keypad"]["cols"][0], out, re.M), out
+
+
+def test_firmware_without_selftest(capsys, pico, tmp_path):
+    _flash(pico)
+    os.remove(str(tmp_path / "flash" / "lib" / "box" / "selftest.mpy"))
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1
+    assert "has no self-test (older firmware): run `matchbox flash`" in _step(out, 3), out
+
+
+def test_a_stale_maintenance_flag_is_cleared(capsys, pico, tmp_path):
+    _flash(pico)
+    (tmp_path / "flash" / "maintenance").write_text("left behind\n")
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 0, out
+    assert "left in maintenance mode" in out
+    assert not (tmp_path / "flash" / "maintenance").exists()
+
+
+def test_key_test_needs_a_terminal(capsys, pico):
+    _flash(pico)
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--light-seconds", "0")
+    assert status == 0, out
+    assert _word(out, 6) == "SKIPPED" and "needs a person at a terminal" in _step(out, 6), out
+
+
+# ---------------------------------------------------------------- with a stand-in machine module
+
+def test_bus_displays_and_keys_on_a_board_with_machine(pico, tmp_path):
+    flash_dir = str(tmp_path / "flash")
+    _flash(pico)
+    m = doctor.load_pinmap()
+    addrs = [d["address"] for d in m["displays"]]
+    _fake_machine(flash_dir, addrs)
+    person = Person(flash_dir)
+    asked = []
+    reboots = pico.reboots
+    status = doctor.doctor(port=pico.port, interactive=True, out=person, key_timeout=2,
+                           ask=lambda q: asked.append(q) or "y")
+    out = person.text
+    assert status == 0, out
+    assert "restarting the board in maintenance mode" in out  # it has machine.reset
+    assert pico.reboots >= reboots + 2  # into maintenance mode, and back at the end
+    assert _step(out, 4).endswith("OK       all %d displays answer: %s"
+                                  % (len(addrs), " ".join("0x%02x" % a for a in addrs))), out
+    assert "OK       all segments of 4 display(s) light (confirmed)" in _step(out, 5), out
+    assert len(asked) == 1 and "Are they all lit?" in asked[0]
+    assert _step(out, 6).endswith("OK       all 24 keys seen"), out
+    order = re.findall(r"press (\S+) +\.\.\. ok", out)
+    assert order == doctor.key_order(m) and len(order) == 24
+    history = _ram_history(flash_dir)
+    for a in addrs:  # every display was lit all over, then cleared
+        assert b"\xff" * 16 in history[a], a
+        assert history[a][-1] == bytes(16), a
+    assert not os.path.exists(os.path.join(flash_dir, "maintenance"))
+
+
+def test_problems_with_the_bus_displays_and_keys(pico, tmp_path):
+    flash_dir = str(tmp_path / "flash")
+    _flash(pico)
+    m = doctor.load_pinmap()
+    addrs = [d["address"] for d in m["displays"]]
+    _fake_machine(flash_dir, addrs[:3] + [0x3C])
+    with open(os.path.join(flash_dir, "held.txt"), "w") as f:
+        f.write("PASS")  # a button that reads as pressed before anyone touches it
+    person = Person(flash_dir, wrong={"5": "1", "UNDO": ""})
+    status = doctor.doctor(port=pico.port, interactive=True, out=person, key_timeout=0.5,
+                           ask=lambda q: "n")
+    out = person.text
+    assert status == 1, out
+    step4 = _step(out, 4)
+    role = m["displays"][3]["role"].split(":")[0]
+    assert "PROBLEM  3 of 4 displays answer; missing: 0x%02x (%s; address jumpers %s)" % (
+        addrs[3], role, doctor.jumpers(addrs[3])) in step4, out
+    assert doctor.jumpers(0x73) == "A0 + A1" and doctor.jumpers(0x70) == "none" and doctor.jumpers(0x74) == "A2"
+    assert "also answering, not in the pin map: 0x3c" in out
+    assert "PROBLEM  some segments stay dark" in _step(out, 5), out
+    step6 = _step(out, 6)
+    assert "PROBLEM" in step6
+    assert "PASS stuck down (button on GP%d)" % _button(m, "PASS") in step6, out
+    assert "5 read as 1 (%s; 1 is %s)" % (_matrix(m, "5"), _matrix(m, "1")) in step6, out
+    assert "UNDO not seen (button on GP%d)" % _button(m, "UNDO") in step6, out
+    assert re.search(r"press 5 +\.\.\. the board saw 1$", out, re.M)
+    assert "read as pressed before the test, with nobody touching them: PASS" in out
+    assert len(re.findall(r"\.\.\. ok$", out, re.M)) == 22
+    assert re.search(r"press UNDO +\.\.\. nothing within 0.5s$", out, re.M)
+    assert "3 problems found" in out
+    history = _ram_history(flash_dir)
+    assert sorted(history) == addrs[:3]  # only the displays that answered are lit
+
+
+def test_ctrl_c_in_the_key_test_still_ends_maintenance_mode(pico, tmp_path):
+    flash_dir = str(tmp_path / "flash")
+    _flash(pico)
+    _fake_machine(flash_dir, [0x70, 0x71, 0x72, 0x73])
+    person = Person(flash_dir, interrupt_at="7")
+    status = doctor.doctor(port=pico.port, interactive=True, out=person, key_timeout=1, ask=lambda q: "y")
+    assert status == 1
+    assert "stopped." in person.text
+    assert "maintenance mode off" in person.text
+    assert not os.path.exists(os.path.join(flash_dir, "maintenance"))
