@@ -339,10 +339,17 @@ def play_random_game(setup, seed, check_undo=True, max_steps=500):
             expect = (faces[0] if value is None else value, sum(ref_cost(f, faces[0] if value is None else value) for f in faces))
             assert game.check_play(faces, value, seat) == expect
         before = snapshot(game)
+        actor = ref.turn
         got, want = do(game, ref, kind, seat, faces, value)
         assert got == want, (got, want, action)
         same_state(game, ref)
         invariants(game)
+        if kind == PLAY:
+            logged = (PLAY, actor, tuple(faces), faces[0] if value is None else value, value is not None)
+        else:
+            logged = (kind, actor, (), -1, False)
+        assert game.last_action() == logged
+        assert len(game) == len(list(game.actions()))
         if check_undo:
             after = snapshot(game)
             assert game.undo() is True

@@ -688,7 +688,31 @@ def test_actions_and_len():
     assert acts[5] == (G.PLAY, 3, (4,), 4, False)
     g = record("players 3\nhands 1 5 5\n1: play 3\n2: pass\n3: pass\n1: return")
     assert list(g.actions())[3][:2] == (G.RETURN, 1)
-    assert len(Game(3)) == 0
+    assert g.last_action() == list(g.actions())[-1]
+    assert len(Game(3)) == 0 and Game(3).last_action() is None
+
+
+def test_last_action_follows_every_action_and_undo():
+    g = Game(3)
+    for line in ("play 6 9 as 9", "pass", "play A A", "pass", "pass", "play 4"):
+        notation_feed(g, line)
+        assert g.last_action() == list(g.actions())[-1]
+        assert len(g) == len(list(g.actions()))
+    while g.undo():
+        acts = list(g.actions())
+        assert g.last_action() == (acts[-1] if acts else None)
+        assert len(g) == len(acts)
+    assert g.last_action() is None and len(g) == 0
+
+
+def notation_feed(g, line):
+    kind, key, args, seat = notation.parse_line(line)
+    if key == G.PLAY:
+        g.play(args[0], args[1], seat)
+    elif key == G.PASS:
+        g.pass_turn(seat)
+    else:
+        g.return_stick(seat)
 
 
 def _undo_all(text):
