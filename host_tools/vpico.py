@@ -393,7 +393,7 @@ class VirtualPico:
             return
         now = time.monotonic()
         if self._hold_until_exit:
-            if now - self._hold > 1.0:
+            if now - self._hold > 3.0:
                 self._release()  # Ctrl-D on a non-empty line: no exit after all
         elif child_data:
             self._after += child_data
