@@ -294,3 +294,15 @@ def test_other_keys_held_at_power_up_boot_normally():
         box.press("5")
         box.boot()
         assert box.mode == "running" and box.watchdog == 8000
+
+
+def test_maintenance_flag_file_in_the_flash_root():
+    """A file named `maintenance` at the root (left by `matchbox doctor`) does the same."""
+    with VBox() as box:
+        open(os.path.join(box.flash, "maintenance"), "w").close()
+        box.boot()
+        assert box.mode == "repl" and box.watchdog is None
+        assert box.dump()["mode"] == "none"
+        box.kill()
+        os.remove(os.path.join(box.flash, "maintenance"))
+        assert box.boot() == "running" and box.watchdog == 8000
