@@ -204,6 +204,7 @@ def random_corpus(folder, count=30):
 @pytest.mark.parametrize("as_json", [False, True])
 def test_micropython_runtime_prints_the_same_bytes(tmp_path, as_json):
     paths = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(GAMES, "*.txt")))
+    paths += sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "examples", "*.txt")))
     paths += random_corpus(str(tmp_path))
     opts = ["--json"] if as_json else []
     cp = matchbox("replay", *(opts + paths))
