@@ -38,6 +38,7 @@ def build(hw, pinmap=None):
 def run(hw, pinmap=None):
     """Boot the app (resuming the journalled game) and loop forever."""
     app = build(hw, pinmap)
+    hw.app = app   # lets a simulator or debugger reach the running game
     app.boot()
     while True:
         app.step()
