@@ -350,6 +350,8 @@ def play_random_game(setup, seed, check_undo=True, max_steps=500):
             logged = (kind, actor, (), -1, False)
         assert game.last_action() == logged
         assert len(game) == len(list(game.actions()))
+        if steps % 25 == 0:
+            round_trip(game)
         if check_undo:
             after = snapshot(game)
             assert game.undo() is True
@@ -364,12 +366,17 @@ def play_random_game(setup, seed, check_undo=True, max_steps=500):
     assert ref.finished, "the game should end well within %d steps" % max_steps
     for kind in (PLAY, PASS, RETURN):
         assert attempt_game_over(game, kind)
+    round_trip(game)
+    return game
+
+
+def round_trip(game):
+    """The canonical record of the game reads back into exactly the same game."""
     text = notation.write(game)
     again, error = notation.load(text.splitlines())
     assert error is None
     assert snapshot(again) == snapshot(game)
     assert notation.write(again) == text
-    return game
 
 
 def attempt_game_over(game, kind):
