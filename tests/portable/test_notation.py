@@ -1,7 +1,7 @@
 """The game record notation (tycoon.notation): reader, errors with line numbers, writer."""
 from tycoon import notation
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
-from engine_helpers import faces, record, record_error, snapshot, syntax_line, illegal_line, random_game
+from engine_helpers import record, record_error, snapshot, syntax_line, illegal_line, random_game
 
 CLEAN = "players 3\ndealer 2\nsticks 30\nhands 5 5 5\n2: play 6 9 as 9\n3: pass\n1: play A A\n2: pass\n3: pass"
 
