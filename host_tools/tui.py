@@ -304,8 +304,7 @@ class Session:
             addr = box.devices[act[1]]
             if addr in box.unplugged:
                 box.replug(addr)
-                self.say("Display %d plugged back in: the firmware sets it up within a "
-                         "second" % (act[1] + 1))
+                self.say("Display %d plugged back in" % (act[1] + 1))
             else:
                 box.unplug(addr)
                 self.say("Display %d unplugged: the box goes on without it" % (act[1] + 1))
