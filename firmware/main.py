@@ -1,7 +1,8 @@
 """Matchbox firmware entry point on the Pico.
 
 Hold MENU at power-up (or leave a file named `maintenance` in the root, as `matchbox doctor`
-does) to skip the app and the watchdog and stay at the REPL for maintenance.
+does) to skip the app and the watchdog and stay at the REPL for maintenance. Ctrl-C over USB
+stops the app and the watchdog too, so mpremote can work on a running box.
 """
 import os
 
@@ -22,7 +23,12 @@ def main():
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
         return
     hw.watchdog(8000)
-    runtime.run(hw)
+    try:
+        runtime.run(hw)
+    except KeyboardInterrupt:
+        # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
+        hw.stop_watchdog()
+        print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")
 
 
 main()

@@ -177,6 +177,13 @@ class VBox:
         if self.mode != "cut":
             self.mode = "off"
 
+    def interrupt(self):
+        """Ctrl-C on the USB serial (what mpremote sends first): returns the board's mode
+        afterwards ('repl' when main.py stopped and returned to the REPL)."""
+        self._send(["C"])
+        self._read_until("r")
+        return self.mode
+
     def reboot(self):
         """Power off and on again (same flash)."""
         self.kill()

@@ -390,6 +390,8 @@ class Board:
                     self.down.add(parts[1].upper())
                 else:
                     self.down.discard(parts[1].upper())
+            elif op == "C":
+                raise KeyboardInterrupt  # Ctrl-C on the USB serial, as mpremote sends it
             elif op == "u":
                 self.unplugged.add(int(parts[1], 16))
             elif op == "p":
@@ -443,6 +445,11 @@ class HW:
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)
 
+    def stop_watchdog(self):
+        self.wdt = None
+        self.board.wdt = None
+        send("g wdt 0")
+
     def emit(self, line):
         send("s " + line)
 
@@ -471,6 +478,24 @@ class _PinMaker:
         return part
 
 
+class _Mem32:
+    """machine.mem32 of the virtual `machine`: only the watchdog's CTRL register is wired.
+    Clearing CTRL.ENABLE (bit 30) through the atomic-clear alias stops the watchdog."""
+
+    CLEAR_ENABLE = (0x40058000 + 0x3000, 0x400D8000 + 0x3000)   # RP2040, RP2350
+
+    def __init__(self, board):
+        self.board = board
+
+    def __getitem__(self, addr):
+        return 0
+
+    def __setitem__(self, addr, value):
+        if addr in self.CLEAR_ENABLE and value & (1 << 30):
+            self.board.wdt = None
+            send("g wdt 0")
+
+
 class Machine:
     """A stand-in for the `machine` module whose parts are the board's virtual ones,
     picked by GPIO number (for running the real box.hw_pico)."""
@@ -496,6 +521,7 @@ class Machine:
         self.SoftI2C = _i2c
         self.PWM = _pwm
         self.WDT = _wdt
+        self.mem32 = _Mem32(board)
 
     def freq(self, hz=None):
         return 125000000 if hz is None else None

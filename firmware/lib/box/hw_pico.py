@@ -2,6 +2,7 @@
 
 Only this module and main.py import `machine`; everything else gets the parts injected.
 """
+import sys
 import time
 
 import machine
@@ -35,6 +36,15 @@ class Board:
     def watchdog(self, timeout_ms=8000):
         """Start the hardware watchdog (it cannot be stopped); idle() feeds it."""
         self.wdt = machine.WDT(timeout=timeout_ms)
+
+    def stop_watchdog(self):
+        """Stop the watchdog after Ctrl-C, so the REPL (mpremote, matchbox flash) is not reset
+        under it. machine.WDT has no stop on the rp2 port, so clear the chip's CTRL.ENABLE
+        bit (bit 30) through its atomic-clear alias (+0x3000)."""
+        chip = getattr(sys.implementation, "_machine", "")   # "... with RP2040" or RP2350
+        base = 0x400D8000 if "RP2350" in chip else 0x40058000
+        machine.mem32[base + 0x3000] = 1 << 30
+        self.wdt = None
 
     def idle(self):
         if self.wdt is not None:
