@@ -1,0 +1,98 @@
+"""Pictures of the box's displays for the docs: docs/images/display-*.svg.
+
+    python -m host_tools.docs_images           write the pictures
+    python -m host_tools.docs_images --check   exit 1 when one is missing or out of date
+
+Each picture is a situation played on the virtual box (host_tools.vbox: the real firmware
+under the MicroPython unix port) with the key words of `matchbox sim --headless`; the
+displays' RAM right after the last key is drawn by host_tools.segments_svg. Errors and
+announcements stay on the displays for a moment only, so nothing waits after the last key.
+"""
+import argparse
+import os
+import sys
+
+from host_tools import ROOT
+from host_tools.segments_svg import from_chip, picture
+from host_tools.sim import parse_keys
+from host_tools.vbox import GAP_MS, VBox, setup_keys
+
+IMAGES = os.path.join(ROOT, "docs", "images")
+
+_GAME = " ".join(setup_keys(4))                  # 4 players, 14 cards each, 40 sticks
+_SHORT = " ".join(setup_keys(3, hands=[1, 1, 1]))  # one card each: a game of two plays
+
+# name -> (keys, labels of the four displays, caption)
+SITUATIONS = {
+    "setup": ("", ["setup item: players", "SEt: the menu is open", "blank", "blank"],
+              "The setup menu on a new box: PL 4, four players"),
+    "entry": (_GAME + " 3 AS 9", ["table: empty", "entry: a 3", "preview: =9, 1 stick",
+                                  "turn: P1, F strongest"],
+              "Keying 3 AS 9: the 3 plays as a 9, which costs one matchstick"),
+    "table": (_GAME + " 3 AS 9 PLAY", ["table: one 9", "turn: P2, F strongest",
+                                       "P2's cards: 14", "P2's sticks: 1"],
+              "After P1's play: one card worth 9 on the table, P2 to act"),
+    "error": (_GAME + " PASS", ["error code", "Err", "blank", "blank"],
+              "PASS on an empty table: LEAd, the leader cannot pass"),
+    "revolution": (_GAME + " 7 7 7 7 1 AS 7 PLAY", ["rEuo: revolution", "Hi 0: 0 is strongest",
+                                               "turn: P2, revolution, 0", "table: five 7s"],
+                   "Five 7s (a 1 completed to a 7): a revolution, announced for a moment"),
+    "ranking": (_SHORT + " 1 AS 7 PLAY 3 AS 9 PLAY", ["End", "1st: P1", "2nd: P2", "3rd: P3"],
+                "The game is over: the final ranking"),
+}
+
+
+def render(name):
+    """The SVG text of one situation, played on a fresh virtual box."""
+    keys, labels, caption = SITUATIONS[name]
+    with VBox() as box:
+        box.boot()
+        for kind, key, ms in parse_keys(keys):
+            if kind == "wait":
+                box.advance(ms)
+            else:
+                box.tap(key, ms, GAP_MS)
+        if box.mode != "running":
+            raise RuntimeError("the box stopped in situation %r:\n%s" % (
+                name, "\n".join(box.console[-20:])))
+        shown = [from_chip(box.chips[a]) for a in box.devices]
+    return picture(shown, labels, caption)
+
+
+def path(name):
+    return os.path.join(IMAGES, "display-%s.svg" % name)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m host_tools.docs_images",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 when a picture is missing or out of date")
+    args = parser.parse_args(argv)
+    stale = []
+    for name in SITUATIONS:
+        text = render(name)
+        target = path(name)
+        try:
+            with open(target) as f:
+                current = f.read()
+        except OSError:
+            current = None
+        if current == text:
+            continue
+        stale.append(os.path.relpath(target, ROOT))
+        if not args.check:
+            os.makedirs(IMAGES, exist_ok=True)
+            with open(target, "w") as f:
+                f.write(text)
+    if args.check and stale:
+        print("out of date (run python -m host_tools.docs_images): " + ", ".join(stale),
+              file=sys.stderr)
+        return 1
+    for name in stale:
+        print("wrote " + name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
