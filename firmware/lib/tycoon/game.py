@@ -70,12 +70,13 @@ class Game:
         if hands is None:
             hands = default_hands(players, expansion)
         if len(hands) != players:
-            raise ValueError("hands needs %d counts" % players)
+            raise ValueError("hands needs %d counts, one per seat" % players)
         for n in hands:
             if n < 0:
-                raise ValueError("a hand cannot be negative")
+                raise ValueError("hands cannot be negative")
         if sum(hands) > deck_size(expansion):
-            raise ValueError("hands hold more cards than the deck (%d)" % deck_size(expansion))
+            raise ValueError("hands hold %d cards, more than the deck's %d"
+                             % (sum(hands), deck_size(expansion)))
         self.players = players
         self.dealer = dealer
         self.expansion = expansion

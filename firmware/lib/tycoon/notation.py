@@ -11,7 +11,7 @@ The reader replays actions into a Game as it goes, so a record of any length nee
 more memory than the game itself; the box journals in this notation too.
 """
 from tycoon.cards import char, parse_char
-from tycoon.game import Game, IllegalAction, EXPANSIONS, PLAY, PASS, RETURN, default_hands, deck_size
+from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
 
 HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
 
@@ -95,7 +95,7 @@ class Reader:
     def __init__(self):
         self.game = None
         self.lineno = 0
-        self._header = {}   # key -> (args, lineno)
+        self._header = {}   # key -> (value, lineno)
 
     def feed(self, line):
         """Read the next line. Raises NotationError or IllegalAction; the game is unchanged then."""
@@ -109,8 +109,7 @@ class Reader:
                 raise NotationError("header '%s' after the first action" % key)
             if key in self._header:
                 raise NotationError("header '%s' repeated" % key)
-            self._check_header(key, args)
-            self._header[key] = (args, self.lineno)
+            self._header[key] = (_header_value(key, args), self.lineno)
             return 0
         if self.game is None:
             self.game = self._start()
@@ -128,62 +127,31 @@ class Reader:
             self.game = self._start()
         return self.game
 
-    def _check_header(self, key, args):
-        if key == "hands":
-            if not args:
-                raise NotationError("hands needs a card count for each seat")
-            for a in args:
-                _number(a)
-            return
-        if len(args) != 1:
-            raise NotationError("%s needs one %s" % (key, "word" if key == "expansion" else "number"))
-        arg = args[0]
-        if key == "expansion":
-            if arg.lower() not in EXPANSIONS:
-                raise NotationError("expansion must be none, gh2 or gh4")
-            return
-        n = _number(arg)
-        if key == "players" and not 2 <= n <= 8:
-            raise NotationError("players must be 2 to 8")
-        if key == "revolution" and n not in (4, 5):
-            raise NotationError("revolution must be 5 or 4")
-
     def _start(self):
         header = self._header
-        lineno = self.lineno
         if "players" not in header:
-            self.lineno = max(lineno, 1)
+            self.lineno = max(self.lineno, 1)
             raise NotationError("missing header 'players'")
-        players = int(header["players"][0][0])
-        dealer = 1
-        expansion = "none"
-        revolution = 5
-        sticks = 40
-        if "expansion" in header:
-            expansion = header["expansion"][0][0].lower()
-        if "revolution" in header:
-            revolution = int(header["revolution"][0][0])
-        if "sticks" in header:
-            sticks = int(header["sticks"][0][0])
-        if "dealer" in header:
-            args, at = header["dealer"]
-            dealer = int(args[0])
-            if not 1 <= dealer <= players:
-                self.lineno = at
-                raise NotationError("dealer must be a seat from 1 to %d" % players)
-        hands = default_hands(players, expansion)
-        if "hands" in header:
-            args, at = header["hands"]
-            if len(args) != players:
-                self.lineno = at
-                raise NotationError("hands needs %d counts, one per seat" % players)
-            hands = [int(a) for a in args]
-            if sum(hands) > deck_size(expansion):
-                self.lineno = at
-                raise NotationError("hands hold %d cards, more than the deck's %d"
-                                    % (sum(hands), deck_size(expansion)))
-        self.lineno = lineno
-        return Game(players, dealer, expansion, revolution, sticks, hands)
+        setup = {}
+        for key in header:
+            setup[key] = header[key][0]
+        try:
+            return Game(**setup)
+        except ValueError as err:
+            message = err.args[0]
+            # the engine's setup messages start with the name of the header at fault
+            self.lineno = header[message.split()[0]][1]
+            raise NotationError(message)
+
+
+def _header_value(key, args):
+    if key == "hands":
+        if not args:
+            raise NotationError("hands needs a card count for each seat")
+        return [_number(a) for a in args]
+    if len(args) != 1:
+        raise NotationError("%s needs one value" % key)
+    return args[0].lower() if key == "expansion" else _number(args[0])
 
 
 def load(lines):
