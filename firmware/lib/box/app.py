@@ -10,6 +10,7 @@ except ImportError:
     def const(x):
         return x
 
+from box import ticks
 from box import keys as K
 from box import panels
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
@@ -37,9 +38,6 @@ ERRORS = {
     "mixed-values": b"diFF", "not-enough-sticks": b"StIC", "flash-full": b"FULL",
 }
 
-
-def _diff(a, b):
-    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
 class App:
@@ -109,10 +107,10 @@ class App:
         n = self.keys.poll(now)
         for i in range(n):
             self.key(self.keys.events[i], now)
-        if self.overlay and _diff(now, self.until) >= 0:
+        if self.overlay and ticks.diff(now, self.until) >= 0:
             self.overlay = 0
             self.redraw()
-        if self.count > len(self.displays) and _diff(now, self.page_at) >= PAGE_MS:
+        if self.count > len(self.displays) and ticks.diff(now, self.page_at) >= PAGE_MS:
             self.page_at = now
             pages = (self.count + len(self.displays) - 1) // len(self.displays)
             self.page = (self.page + 1) % pages

@@ -4,16 +4,13 @@ The object needs freq(hz) and duty_u16(duty), like machine.PWM. play() starts a 
 service(now_ms) from the main loop advances it. With no PWM (pwm=None) every call is a
 no-op, so the firmware can call it unconditionally.
 """
+from box import ticks
 
 # Sequences: tuples of (frequency in Hz, duration in ms); frequency 0 is a rest.
 ACCEPT = ((2093, 40),)
 REJECT = ((220, 120), (0, 50), (220, 160))
 REVOLUTION = ((523, 70), (659, 70), (784, 70), (1047, 180))
 
-
-def _ticks_diff(a, b):
-    # Same result as time.ticks_diff for MicroPython's 2**30 tick period.
-    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
 class Buzzer:
@@ -43,7 +40,7 @@ class Buzzer:
         if self._seq is None:
             return
         now = self._now(now_ms)
-        if _ticks_diff(now, self._end) < 0:
+        if ticks.diff(now, self._end) < 0:
             return
         self._i += 1
         if self._i < len(self._seq):

@@ -12,6 +12,7 @@ except ImportError:
     def const(x):
         return x
 
+from box import ticks
 from box import font
 
 _OSC_ON = const(0x21)
@@ -23,10 +24,6 @@ _DP = const(0x80)
 RETRY_MS = const(1000)
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
 
-
-def _ticks_diff(a, b):
-    # Same result as time.ticks_diff for MicroPython's 2**30 tick period.
-    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
 class HT16K33:
@@ -73,7 +70,7 @@ class HT16K33:
         if self._last_try is None:
             self._last_try = now_ms  # the retry clock starts at the first call after a failure
             return False
-        if _ticks_diff(now_ms, self._last_try) < RETRY_MS:
+        if ticks.diff(now_ms, self._last_try) < RETRY_MS:
             return False
         ok = self.init()
         self._last_try = now_ms  # init() failing clears it

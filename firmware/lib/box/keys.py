@@ -15,6 +15,8 @@ except ImportError:
     def const(x):
         return x
 
+from box import ticks
+
 G = const(16)
 H = const(17)
 AS = const(18)
@@ -37,10 +39,6 @@ def code(name):
     """Key code of a name from NAMES (hex faces in either case); ValueError if unknown."""
     return NAMES.index(name.upper())
 
-
-def _ticks_diff(a, b):
-    # Same result as time.ticks_diff for MicroPython's 2**30 tick period.
-    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
 
 
 class Keys:
@@ -92,7 +90,7 @@ class Keys:
         n = 0
         state = self._state
         for k in range(COUNT):
-            age = _ticks_diff(now, changed[k])
+            age = ticks.diff(now, changed[k])
             if raw[k] != state[k]:
                 if age >= DEBOUNCE_MS:
                     state[k] = raw[k]
