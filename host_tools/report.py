@@ -12,7 +12,7 @@ import sys
 from typing import Any, List, Optional, Tuple
 
 from tycoon import notation
-from tycoon.cards import char, cost
+from tycoon.cards import cost
 from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
                          IllegalAction)
 

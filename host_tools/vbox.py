@@ -18,11 +18,10 @@ import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import FIRMWARE, ROOT, tools
 from host_tools.ht16k33_model import VirtualHT16K33
 
 MPY = os.path.join(ROOT, "host_tools", "mpy")
@@ -81,8 +80,7 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
 
 def micropython():
     """The unix-port binary of this environment (next to the running Python, or on PATH)."""
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    path = here if os.path.exists(here) else shutil.which("micropython")
+    path = tools.find("micropython")
     if not path:
         raise BoxError("micropython (unix port) not found: run `make venv`")
     return path

@@ -27,6 +27,8 @@ import threading
 import time
 import tty
 
+from host_tools import tools
+
 RAW_MARK = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_MARK = b">>> "
 SOFT_REBOOT = b"MPY: soft reboot\r\n"
@@ -474,8 +476,7 @@ def _read(fd):
 
 
 def _find_micropython():
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    path = here if os.path.exists(here) else shutil.which("micropython")
+    path = tools.find("micropython")
     if not path:
         raise VirtualPicoError("micropython (unix port) not found: run `make venv`")
     return path

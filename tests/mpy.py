@@ -1,9 +1,9 @@
 """Helpers for running code under the MicroPython unix port from pytest."""
 import os
 import re
-import shutil
 import subprocess
-import sys
+
+from host_tools import tools
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "firmware", "lib")
@@ -11,8 +11,7 @@ LIB = os.path.join(ROOT, "firmware", "lib")
 
 def micropython():
     """Path of the unix-port binary installed in this environment."""
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    path = here if os.path.exists(here) else shutil.which("micropython")
+    path = tools.find("micropython")
     if not path:
         raise RuntimeError("micropython not found: run `make test` to set up .venv")
     return path
