@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all sim test typecheck mpy bench clean
+.PHONY: all venv sim test typecheck bench package-json clean
 
 all: test
 
@@ -30,6 +30,10 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# After adding or removing a firmware file: refresh the mip manifest (a test checks it).
+package-json: $(STAMP)
+	$(BIN)/python -m host_tools.build --package-json
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis
