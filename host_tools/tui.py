@@ -16,6 +16,7 @@ import json
 import locale
 import os
 import signal
+import sys
 import time
 
 from host_tools import FIRMWARE
@@ -579,7 +580,11 @@ def run(args):
     with open(PINMAP) as f:
         addresses = [d["address"] for d in json.load(f)["displays"]]
     if not 1 <= n <= len(addresses):
-        print("matchbox sim: --displays must be 1 to %d" % len(addresses))
+        print("matchbox sim: --displays must be 1 to %d" % len(addresses), file=sys.stderr)
+        return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("matchbox sim: the simulator needs a terminal (or use --headless)",
+              file=sys.stderr)
         return 2
     record = None
     if getattr(args, "journal", None):
@@ -587,7 +592,8 @@ def run(args):
             with open(args.journal, "rb") as f:
                 record = f.read()
         except OSError as exc:
-            print("matchbox sim: cannot read %s: %s" % (args.journal, exc.strerror))
+            print("matchbox sim: cannot read %s: %s" % (args.journal, exc.strerror),
+                  file=sys.stderr)
             return 2
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=addresses[:n])
@@ -614,10 +620,13 @@ def run(args):
     except BoxError as exc:
         failure = "matchbox sim: the box failed: %s" % exc
         status = 1
+    except curses.error as exc:
+        failure = "matchbox sim: the terminal cannot be used (%s); try --headless" % exc
+        status = 1
     finally:
         box.close()
         for sig, handler in old.items():
             signal.signal(sig, handler)
     if failure:
-        print(failure)
+        print(failure, file=sys.stderr)
     return status

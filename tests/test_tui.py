@@ -18,6 +18,11 @@ import time
 
 import pytest
 from box import font
+
+try:
+    import pyte  # a dev dependency: a terminal emulator to read the screen with
+except ImportError:
+    pyte = None
 from box.app import ERRORS
 
 from host_tools import ROOT
@@ -164,9 +169,6 @@ def test_status_lines():
 
 
 # --- the program in a pseudo-terminal --------------------------------------------------------
-
-pyte = pytest.importorskip("pyte")
-
 
 class Terminal:
     """`matchbox sim ARGS` in a pseudo-terminal of cols x rows, its screen kept by pyte."""
@@ -331,6 +333,9 @@ START = "3" + "\n" * 8   # 3 players, then PLAY through the menu: the game start
 
 @pytest.fixture
 def term():
+    """Start the simulator in a pseudo-terminal (closed after the test)."""
+    if pyte is None:
+        pytest.skip("pyte is not installed (make venv installs it)")
     made = []
 
     def start(*args, cols=80, rows=24):
@@ -466,3 +471,14 @@ def test_reading_helpers_agree_with_the_chip_model():
     # the screen tests rely on reading() naming shapes like the chip model
     assert word("LEAd") == "LEAd" and word("St 1") == "5t 1"
     assert READING[font.card(5)] == "5"
+
+
+def test_without_a_terminal_it_says_to_use_headless():
+    import subprocess
+    base = [sys.executable, "-m", "host_tools.cli", "sim"]
+    proc = subprocess.run(base, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and "--headless" in proc.stderr
+    proc = subprocess.run(base + ["--displays", "5"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--displays must be 1 to 4" in proc.stderr
