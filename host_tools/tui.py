@@ -12,6 +12,7 @@ host_tools.sim); `action`, `layout`, `status_lines` and `explain` are pure helpe
 """
 import ast
 import curses
+import functools
 import json
 import locale
 import os
@@ -21,6 +22,7 @@ import time
 
 from host_tools import FIRMWARE
 from host_tools import display_art as art
+from host_tools.ht16k33_model import VirtualHT16K33
 from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
@@ -54,6 +56,14 @@ ANNOUNCEMENTS = {
     "PA55": "Strongest card: every other player passes, the table clears",
     "out ": "A player went out",
     "End ": "Game over: the final ranking",
+}
+
+# What to do next, by the app's mode (shown when nothing else is to be said).
+HINTS = {
+    "setup": "Type a value, then PLAY; DEL goes back",
+    "play": "Key the faces, then Space (PLAY); p passes",
+    "ref": "Press a face; MENU goes back",
+    "finished": "m: the setup menu for a new game",
 }
 
 EXPANSION_WORDS = {"none": "no G/H cards", "gh2": "G/H 2 each", "gh4": "G/H 4 each"}
@@ -134,6 +144,7 @@ def short_keys(cols):
     return lines
 
 
+@functools.lru_cache(maxsize=1)
 def legend():
     """The keypad's rows of faces, as the pin map lays them out."""
     with open(PINMAP) as f:
@@ -357,7 +368,7 @@ class Painter:
     def _colors(self):
         bold, dim, rev = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE
         a = {"lit": bold, "unlit": dim, "face": 0, "banner": rev | bold, "label": bold,
-             "note": bold, "dim": dim, "cap": rev, "hot": rev | bold, "text": 0, "key": bold}
+             "note": bold, "dim": dim, "cap": rev, "hot": rev | bold, "key": bold}
         try:
             curses.start_color()
             try:
@@ -479,62 +490,56 @@ class Painter:
         return y - 1
 
     def _draw_keymap(self, y, s):
+        """The keypad (the key just pressed lit up), the key map beside it, the buttons."""
         A = self.attr
-        hot = s.pressed[0] if s.pressed and time.monotonic() - s.pressed[1] < FLASH_MS / 1000.0 \
-            else None
+        recent = s.pressed and time.monotonic() - s.pressed[1] < FLASH_MS / 1000.0
+        hot = s.pressed[0] if recent else None
         self.put(y, 1, "Keypad", A["label"])
         self.put(y, 16, "Box key      Keyboard         Box key      Keyboard", A["label"])
-        for r, row in enumerate(legend()):
-            x = 1
-            for face in row:
-                name = face.upper()
-                self.put(y + 1 + r, x, " %s " % face, A["hot"] if hot == name else A["cap"])
-                x += 3
-            if r < len(KEYMAP):
-                for c, (box_key, keyboard) in enumerate(KEYMAP[r]):
-                    bx = 16 + c * 30
-                    self.put(y + 1 + r, bx, box_key, A["hot"] if hot == box_key else A["key"])
-                    self.put(y + 1 + r, bx + 13, keyboard)
+        pad = legend()
+        for r in range(max(len(pad), len(KEYMAP))):
+            for c, face in enumerate(pad[r] if r < len(pad) else ()):
+                lit = hot == face.upper()
+                self.put(y + 1 + r, 1 + 3 * c, " %s " % face, A["hot"] if lit else A["cap"])
+            for c, (box_key, keyboard) in enumerate(KEYMAP[r] if r < len(KEYMAP) else ()):
+                x = 16 + c * 30
+                self.put(y + 1 + r, x, box_key, A["hot"] if hot == box_key else A["key"])
+                self.put(y + 1 + r, x + 13, keyboard)
+        row = y + 1 + max(len(pad), len(KEYMAP))
         x = 1
-        row = y + 5
-        if len(KEYMAP) > 4:
-            for c, (box_key, keyboard) in enumerate(KEYMAP[4]):
-                bx = 16 + c * 30
-                self.put(y + 5, bx, box_key, A["hot"] if hot == box_key else A["key"])
-                self.put(y + 5, bx + 13, keyboard)
-            row = y + 6
         for name in BUTTONS:
-            self.put(row, x, " %s " % name, A["hot"] if hot in (name, "long " + name)
-                     else A["cap"])
+            lit = hot in (name, "long " + name)
+            self.put(row, x, " %s " % name, A["hot"] if lit else A["cap"])
             x += len(name) + 3
         self.put(row, x + 1, EXTRAS, A["dim"])
         return row + 1
 
     def _draw_message(self, y, s, cols):
+        """One line: what just happened (or a hint), the last key and the box's clock."""
         A = self.attr
         box = s.box
-        now = time.monotonic()
-        text = ""
         attr = A["note"]
         if box.mode != "running":
-            text = "The firmware stopped (%s): press q" % box.mode
-        elif s.note and now - s.note_at < NOTE_MS / 1000.0:
+            text = "The firmware stopped (%s): ^R powers it up again, q quits" % box.mode
+        elif s.note and time.monotonic() - s.note_at < NOTE_MS / 1000.0:
             text = s.note
         else:
             text = explain(box.displays(), s.errors)
-            if not text and s.pressed:
-                text = "Pressed %s" % s.pressed[0]
+            if not text:
+                text = HINTS.get(s.mode, "")
                 attr = A["dim"]
-        self.put(y, 1, text, attr)
+        right = ""
+        if s.pressed:
+            right = "key %s   " % s.pressed[0]
         if box.now is not None:
-            clock = "box clock %d:%04.1f" % (box.now // 60000, box.now % 60000 / 1000.0)
-            if cols - len(clock) - 2 > len(text) + 2:
-                self.put(y, cols - len(clock) - 2, clock, A["dim"])
+            right += "box clock %d:%04.1f" % (box.now // 60000, box.now % 60000 / 1000.0)
+        self.put(y, 1, text, attr)
+        if right and cols - len(right) - 2 > len(text) + 2:
+            self.put(y, cols - len(right) - 2, right, A["dim"])
 
 
 def _reading(masks, colon):
     """What a person reads from a panel (the rules of VirtualHT16K33.text())."""
-    from host_tools.ht16k33_model import VirtualHT16K33
     chip = VirtualHT16K33()
     for pos, m in zip((0, 2, 6, 8), masks):
         chip.ram[pos] = m
@@ -546,7 +551,10 @@ def _reading(masks, colon):
 # --- entry point ---------------------------------------------------------------------------
 
 def _main_loop(scr, session):
-    curses.curs_set(0) if hasattr(curses, "curs_set") else None
+    try:
+        curses.curs_set(0)
+    except curses.error:
+        pass  # a terminal that cannot hide its cursor
     scr.keypad(True)
     scr.timeout(FRAME_MS)
     painter = Painter(scr)
