@@ -4,7 +4,7 @@ State is plain data: lists of ints indexed by seat - 1, a few ints for the table
 bytearray log of the actions taken. Nothing here does I/O, reads a clock or draws at random.
 An illegal action raises IllegalAction with one code and leaves the game exactly as it was.
 """
-from tycoon.cards import G, H, cost, card_type
+from tycoon.cards import G, cost, card_type
 
 try:
     from micropython import const
@@ -46,7 +46,10 @@ def default_hands(players, expansion="none"):
     if players <= 3:
         return [15] * players
     deck = deck_size(expansion)
-    return [deck // players + (1 if seat < deck % players else 0) for seat in range(players)]
+    hands = [deck // players] * players
+    for seat in range(deck % players):
+        hands[seat] += 1
+    return hands
 
 
 class Game:
@@ -71,9 +74,8 @@ class Game:
             hands = default_hands(players, expansion)
         if len(hands) != players:
             raise ValueError("hands needs %d counts, one per seat" % players)
-        for n in hands:
-            if n < 0:
-                raise ValueError("hands cannot be negative")
+        if min(hands) < 0:
+            raise ValueError("hands cannot be negative")
         if sum(hands) > deck_size(expansion):
             raise ValueError("hands hold %d cards, more than the deck's %d"
                              % (sum(hands), deck_size(expansion)))
@@ -84,11 +86,11 @@ class Game:
         self.tokens = sticks
         self.hands = tuple(hands)
         self.values = 16 if expansion == "none" else 18
-        self._gh_copies = 2 * EXPANSIONS.index(expansion)
-        self._log = bytearray()
         self._reset()
 
     def _reset(self):
+        """Back to the deal: the state before the first action, with an empty log."""
+        self._log = bytearray()
         self.nactions = 0
         self._last = 0           # where the last action starts in the log
         n = self.players
@@ -129,7 +131,7 @@ class Game:
 
     def copies(self, face):
         """How many copies of this face's card type the deck holds."""
-        return self._gh_copies if face >= G else 4
+        return 2 * EXPANSIONS.index(self.expansion) if face >= G else 4
 
     def played(self, face):
         """How many copies of this face's card type lie face up (played) so far."""
@@ -151,10 +153,7 @@ class Game:
 
     def check_play(self, faces, value=None, seat=None):
         """Validate a play without making it. Returns (value, sticks it costs)."""
-        self._check_turn(seat)
-        p = self.turn - 1
-        if not self.cards[p]:
-            raise IllegalAction("must-return")
+        p = self._check_turn(seat, True)
         n = len(faces)
         if n > MAX_PLAY:
             raise IllegalAction("too-many-cards")
@@ -195,28 +194,47 @@ class Game:
         """Play cards of `faces` (as written) as `value` (default: the face). Returns event flags."""
         explicit = value is not None
         value, total = self.check_play(faces, value, seat)
-        self._logged(PLAY << 6 | len(faces) << 3 | (self.turn - 1))
-        self._log.append(value | (0x80 if explicit else 0))
-        self._log.extend(bytes(faces))
-        return self._play(faces, value, total)
+        p = self.turn - 1
+        n = len(faces)
+        log = self._log
+        self._last = len(log)
+        log.append(PLAY << 6 | n << 3 | p)
+        log.append(value | (0x80 if explicit else 0))
+        log.extend(bytes(faces))
+        self.nactions += 1
+        self.cards[p] -= n
+        self.sticks[p] -= total
+        self.table_sticks += total
+        for face in faces:
+            self._played[card_type(face)] += 1
+        self.top_value = value
+        self.top_count = n
+        self.top_seat = p + 1
+        self._declined = 0
+        events = 0
+        if n >= self.revolution_size:
+            self.revolution = not self.revolution
+            events |= REVOLUTION
+        if not self.cards[p] and not self.sticks[p]:
+            events |= self._go_out(p + 1)
+            if events & FINISHED:
+                return events
+        if value == self.strongest():
+            for i in range(self.players):
+                if i != p and not self.ranks[i]:
+                    self.sticks[i] += 1
+                    self.supply -= 1
+            return events | FORCED | self._clear()
+        self.turn = self.next_seat(p + 1)
+        return events
 
     def pass_turn(self, seat=None):
         """Pass: decline to play and take one matchstick. Returns event flags."""
-        self._check_turn(seat)
-        if not self.cards[self.turn - 1]:
-            raise IllegalAction("must-return")
-        if self.top_value < 0:
-            raise IllegalAction("cannot-pass")
-        self._logged(PASS << 6 | (self.turn - 1))
-        return self._pass()
+        return self._decline(PASS, seat)
 
     def return_stick(self, seat=None):
         """Return one matchstick: the only action of a seat with no cards. Returns event flags."""
-        self._check_turn(seat)
-        if self.cards[self.turn - 1]:
-            raise IllegalAction("has-cards")
-        self._logged(RETURN << 6 | (self.turn - 1))
-        return self._return()
+        return self._decline(RETURN, seat)
 
     def undo(self):
         """Take back the last action. Returns False when there is none."""
@@ -224,15 +242,12 @@ class Game:
         if not log:
             return False
         last = self._last
-        self._log = bytearray()
         self._reset()
         for kind, _seat, faces, value, explicit in _decode(log[:last]):
             if kind == PLAY:
                 self.play(faces, value if explicit else None)
-            elif kind == PASS:
-                self.pass_turn()
             else:
-                self.return_stick()
+                self._decline(kind, None)
         return True
 
     def actions(self):
@@ -250,71 +265,44 @@ class Game:
 
     # --- rules ------------------------------------------------------------------------------
 
-    def _logged(self, head):
-        self._last = len(self._log)
-        self._log.append(head)
-        self.nactions += 1
-
-    def _check_turn(self, seat):
+    def _check_turn(self, seat, with_cards):
+        """The index of the seat to act, when `seat` (None: whoever it is) may act now: play or
+        pass `with_cards`, or return a stick without."""
         if not self.turn:
             raise IllegalAction("game-over")
         if seat is not None and seat != self.turn:
             raise IllegalAction("not-your-turn")
+        p = self.turn - 1
+        if with_cards and not self.cards[p]:
+            raise IllegalAction("must-return")
+        if self.cards[p] and not with_cards:
+            raise IllegalAction("has-cards")
+        return p
 
-    def _play(self, faces, value, total):
-        p = self.turn
-        n = len(faces)
-        self.cards[p - 1] -= n
-        self.sticks[p - 1] -= total
-        self.table_sticks += total
-        for face in faces:
-            self._played[card_type(face)] += 1
-        self.top_value = value
-        self.top_count = n
-        self.top_seat = p
-        self._declined = 0
+    def _decline(self, kind, seat):
+        """Pass (take a stick) or return one (no cards left): either way the seat declines."""
+        p = self._check_turn(seat, kind == PASS)
+        if kind == PASS and self.top_value < 0:
+            raise IllegalAction("cannot-pass")
+        self._last = len(self._log)
+        self._log.append(kind << 6 | p)
+        self.nactions += 1
+        step = 1 if kind == PASS else -1
+        self.sticks[p] += step
+        self.supply -= step
+        seat = p + 1
         events = 0
-        if n >= self.revolution_size:
-            self.revolution = not self.revolution
-            events |= REVOLUTION
-        if not self.cards[p - 1] and not self.sticks[p - 1]:
-            events |= self._go_out(p)
+        if not self.sticks[p]:   # only a return can take the last stick
+            events = self._go_out(seat)
             if events & FINISHED:
                 return events
-        if value == self.strongest():
-            for i in range(self.players):
-                if i != p - 1 and not self.ranks[i]:
-                    self.sticks[i] += 1
-                    self.supply -= 1
-            return events | FORCED | self._clear()
-        self.turn = self.next_seat(p)
-        return events
-
-    def _pass(self):
-        q = self.turn
-        self.sticks[q - 1] += 1
-        self.supply -= 1
-        return self._declined_by(q, 0)
-
-    def _return(self):
-        q = self.turn
-        self.sticks[q - 1] -= 1
-        self.supply += 1
-        events = 0
-        if not self.sticks[q - 1]:
-            events = self._go_out(q)
-            if events & FINISHED:
-                return events
-        return self._declined_by(q, events)
-
-    def _declined_by(self, q, events):
-        if self.top_value < 0:  # a leader with no cards returned: the next seat leads
-            self.turn = self.next_seat(q)
+        if self.top_value < 0:   # a leader with no cards returned: the next seat leads
+            self.turn = self.next_seat(seat)
             return events
-        self._declined |= 1 << (q - 1)
+        self._declined |= 1 << p
         for i in range(self.players):
             if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
-                self.turn = self.next_seat(q)
+                self.turn = self.next_seat(seat)
                 return events
         return events | self._clear()
 
