@@ -25,12 +25,10 @@ class NotationError(Exception):
 
 
 def _number(token):
-    # ASCII digits only: CPython's isdigit() also accepts the likes of '²'
-    for ch in token:
-        if not "0" <= ch <= "9":
-            raise NotationError("bad number '%s'" % token)
-    if not token:
-        raise NotationError("bad number ''")
+    # ASCII digits only (CPython's isdigit() also accepts the likes of '²'): stripping the
+    # digits off both ends leaves nothing only when every character is a digit
+    if not token or token.strip("0123456789"):
+        raise NotationError("bad number '%s'" % token)
     return int(token)
 
 
@@ -109,11 +107,19 @@ class Reader:
                 raise NotationError("header '%s' after the first action" % key)
             if key in self._header:
                 raise NotationError("header '%s' repeated" % key)
-            self._header[key] = (_header_value(key, args), self.lineno)
+            if key == "hands":
+                if not args:
+                    raise NotationError("hands needs a card count for each seat")
+                value = list(map(_number, args))
+            elif len(args) != 1:
+                raise NotationError("%s needs one value" % key)
+            elif key == "expansion":
+                value = args[0].lower()
+            else:
+                value = _number(args[0])
+            self._header[key] = (value, self.lineno)
             return 0
-        if self.game is None:
-            self.game = self._start()
-        game = self.game
+        game = self.finish()
         if key == PLAY:
             faces, value = args
             return game.play(faces, value, seat)
@@ -122,12 +128,10 @@ class Reader:
         return game.return_stick(seat)
 
     def finish(self):
-        """End of the record: a record with no actions still needs a valid header."""
-        if self.game is None:
-            self.game = self._start()
-        return self.game
-
-    def _start(self):
+        """The game, started from the header at the first action (or at the end of a record
+        with no actions, which still needs a valid header)."""
+        if self.game is not None:
+            return self.game
         header = self._header
         if "players" not in header:
             self.lineno = max(self.lineno, 1)
@@ -136,22 +140,13 @@ class Reader:
         for key in header:
             setup[key] = header[key][0]
         try:
-            return Game(**setup)
+            self.game = Game(**setup)
         except ValueError as err:
             message = err.args[0]
             # the engine's setup messages start with the name of the header at fault
             self.lineno = header[message.split()[0]][1]
             raise NotationError(message)
-
-
-def _header_value(key, args):
-    if key == "hands":
-        if not args:
-            raise NotationError("hands needs a card count for each seat")
-        return [_number(a) for a in args]
-    if len(args) != 1:
-        raise NotationError("%s needs one value" % key)
-    return args[0].lower() if key == "expansion" else _number(args[0])
+        return self.game
 
 
 def load(lines):
@@ -174,13 +169,13 @@ def header_text(game):
     """The canonical header lines of a game, newline-terminated."""
     return "players %d\ndealer %d\nexpansion %s\nrevolution %d\nsticks %d\nhands %s\n" % (
         game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
-        " ".join([str(n) for n in game.hands]))
+        " ".join(map(str, game.hands)))
 
 
 def action_text(kind, seat, faces=(), value=-1, explicit=False):
     """One canonical action line, newline-terminated: '2: play 6 9 as 9'."""
     if kind == PLAY:
-        text = "%d: play %s" % (seat, " ".join([char(f) for f in faces]))
+        text = "%d: play %s" % (seat, " ".join(map(char, faces)))
         if explicit:
             text += " as " + char(value)
         return text + "\n"
