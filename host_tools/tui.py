@@ -111,10 +111,10 @@ def action(key):
     if key in "0123456789abcdefghABCDEFGH" and len(key) == 1:
         return ("key", key.upper(), HOLD_MS)
     simple = {"s": "AS", "S": "AS", "=": "AS", "p": "PASS", "P": "PASS", "u": "UNDO",
-              "m": "MENU", "x": "DEL"}
+              "U": "UNDO", "m": "MENU", "x": "DEL"}
     if key in simple:
         return ("key", simple[key], HOLD_MS)
-    long = {"U": "UNDO", "M": "MENU", "X": "DEL"}
+    long = {"M": "MENU", "X": "DEL"}
     if key in long:
         return ("key", long[key], LONG_MS)
     return None
@@ -124,8 +124,8 @@ def action(key):
 KEYMAP = (
     (("0-F G H", "0-9 a-h"), ("PLAY", "Space Enter")),
     (("AS", "s ="), ("PASS", "p")),
-    (("DEL", "Backspace"), ("long DEL", "Delete x")),
-    (("UNDO", "u"), ("long UNDO", "U")),
+    (("DEL", "Backspace x"), ("long DEL", "Delete X")),
+    (("UNDO", "u"), ("quit", "q")),
     (("MENU", "m"), ("long MENU", "M (setup)")),
 )
 BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")

@@ -113,7 +113,7 @@ def test_keyboard_map():
         assert tui.action(k) == ("key", "DEL", HOLD_MS)
     assert tui.action(curses.KEY_DC) == ("key", "DEL", LONG_MS)
     assert tui.action("u") == ("key", "UNDO", HOLD_MS)
-    assert tui.action("U") == ("key", "UNDO", LONG_MS)
+    assert tui.action("U") == ("key", "UNDO", HOLD_MS)   # UNDO has no long press
     assert tui.action("m") == ("key", "MENU", HOLD_MS)
     assert tui.action("M") == ("key", "MENU", LONG_MS)
     assert tui.action("q") == tui.action("\x03") == ("quit",)

@@ -244,3 +244,34 @@ def test_face_keys_allocate_nothing():
         app.step()
     finally:
         micropython.heap_unlock()
+
+
+def test_three_displays_keep_the_entry_in_view():
+    app, bus, clock, journal = started(ndisplays=3)
+    press(app, "4")
+    for _ in range(3):
+        clock.now += A.PAGE_MS
+        app.step()
+        assert screen(app, bus) == "----|4   |=4: 0"
+
+
+def test_a_long_undo_takes_back_one_action_only():
+    from box import keys as K
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY", "PASS")
+    app.key(K.UNDO)
+    app.key(K.LONG | K.UNDO)      # the same press, held: no second undo
+    assert len(app.game) == 1
+
+
+def test_a_display_replugged_while_nothing_changed_lights_again():
+    app, bus, clock, journal = started()
+    before = screen(app, bus)
+    bus.unplugged.add(0x70)       # unplugged and plugged back between two writes:
+    for i in range(16):           # the chip powers up blank, and no write ever failed
+        bus.ram[0x70][i] = 0
+    bus.unplugged.discard(0x70)
+    assert screen(app, bus) != before
+    clock.now += 5000
+    app.step()
+    assert screen(app, bus) == before

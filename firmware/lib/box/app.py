@@ -69,8 +69,9 @@ class App:
         self.event_seat = 0
         self.page = 0
         self.page_at = 0
-        for k in (K.MENU, K.UNDO, K.DEL):
-            keys.set_long(k, True)
+        # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
+        for k in range(K.COUNT):
+            keys.set_long(k, k == K.MENU or k == K.DEL)
 
     # --- start ------------------------------------------------------------------------------
 
@@ -129,8 +130,6 @@ class App:
             if code == K.MENU:
                 self.mode = SETUP
                 self.setup.begin(self.game)
-            elif code == K.UNDO and self.mode in (PLAY, FINISHED):
-                self._undo()
             elif code == K.DEL and self.mode == PLAY:
                 self._clear_entry()
         elif self.mode == SETUP:
@@ -329,7 +328,7 @@ class App:
                 self._draw_faces(1)
                 self._draw_preview(2)
                 self._draw_turn(3)
-                n = 4
+                n = min(nd, 4)
             else:
                 self._draw_faces(0)
                 self._draw_preview(1)
