@@ -3,10 +3,6 @@ byte-identical output (MicroPython's dicts do not keep insertion order)."""
 from tycoon.cards import char
 
 
-def _null(value):
-    return "null" if value is None else str(value)
-
-
 def to_json(game):
     """One line of JSON: the schema of `matchbox replay --json` (see docs/notation.md)."""
     if game is None:
@@ -20,10 +16,10 @@ def to_json(game):
     seats = []
     for i in range(game.players):
         seats.append('{"seat": %d, "cards": %d, "sticks": %d, "rank": %s}' % (
-            i + 1, game.cards[i], game.sticks[i], _null(game.ranks[i] or None)))
+            i + 1, game.cards[i], game.sticks[i], game.ranks[i] or "null"))
     return ('{"players": %d, "turn": %s, "table": %s, "revolution": %s, "strongest": "%s", '
             '"seats": [%s], "supply": %d, "finished": %s, "ranking": [%s]}') % (
-        game.players, _null(game.turn or None), table_json,
+        game.players, game.turn or "null", table_json,
         "true" if game.revolution else "false", char(game.strongest()),
         ", ".join(seats), game.supply, "true" if game.finished else "false",
-        ", ".join([str(s) for s in game.ranking]))
+        ", ".join(map(str, game.ranking)))
