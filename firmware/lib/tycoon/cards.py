@@ -17,9 +17,6 @@ VALUES = const(18)
 SHAPES = b"\x3f\x06\x5b\x4f\x66\x6d\x7d\x07\x7f\x6f\x77\x7c\x39\x5e\x79\x71\x3d\x76"
 CHARS = "0123456789ABCDEFGH"
 
-# One physical card per type: 3/E and 6/9 are the same card read either way up.
-_TYPE = b"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x06\x0a\x0b\x0c\x0d\x03\x0f\x10\x11"
-
 
 def rotate(mask):
     """The mask of a shape turned 180 degrees: a<->d, b<->e, c<->f, g stays."""
@@ -57,8 +54,12 @@ def becomes(face, values=VALUES):
 
 
 def card_type(face):
-    """The physical card type of a face: E is card 3, 9 is card 6."""
-    return _TYPE[face]
+    """The physical card type of a face: E is card 3 and 9 is card 6, read the other way up."""
+    if face == 14:
+        return 3
+    if face == 9:
+        return 6
+    return face
 
 
 def char(value):

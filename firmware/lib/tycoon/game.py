@@ -32,8 +32,7 @@ class IllegalAction(Exception):
     """An action the rules forbid. `code` is one short word such as 'not-stronger'."""
 
     def __init__(self, code):
-        super().__init__(code)
-        self.code = code
+        self.code = code   # Exception itself keeps the argument in args (and str()) on both ports
 
 
 def deck_size(expansion="none"):
@@ -129,14 +128,6 @@ class Game:
         """True when `value` is stronger than `other` in the order in force."""
         return value < other if self.revolution else value > other
 
-    def copies(self, face):
-        """How many copies of this face's card type the deck holds."""
-        return 2 * EXPANSIONS.index(self.expansion) if face >= G else 4
-
-    def played(self, face):
-        """How many copies of this face's card type lie face up (played) so far."""
-        return self._played[card_type(face)]
-
     def next_seat(self, seat):
         """The next seat clockwise after `seat` that is still in the game."""
         for _ in range(self.players):
@@ -171,6 +162,7 @@ class Game:
                     raise IllegalAction("mixed-values")
         if not 0 <= value < self.values:
             raise IllegalAction("no-such-value")
+        gh_copies = 2 * EXPANSIONS.index(self.expansion)
         total = 0
         for face in faces:
             kind = card_type(face)
@@ -178,7 +170,7 @@ class Game:
             for other in faces:
                 if card_type(other) == kind:
                     used += 1
-            if used > self.copies(face):
+            if used > (gh_copies if face >= G else 4):
                 raise IllegalAction("no-such-card")
             c = cost(face, value)
             if c is None:

@@ -20,8 +20,7 @@ class NotationError(Exception):
     """A line that is not valid notation. `message` says what is wrong."""
 
     def __init__(self, message):
-        super().__init__(message)
-        self.message = message
+        self.message = message   # Exception itself keeps the argument in args (and str())
 
 
 def _number(token):
@@ -77,7 +76,7 @@ def parse_line(line):
             if i + 1 >= len(args):
                 raise NotationError("'as' needs a value")
             if i + 2 < len(args):
-                raise NotationError("unexpected '%s' after the value" % args[i + 2])
+                raise NotationError("unexpected '%s' after %s" % (args[i + 2], "the value"))
             value = _card(args[i + 1])
             break
         faces.append(_card(token))
