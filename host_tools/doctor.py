@@ -12,6 +12,7 @@ doctor leaves a file `/maintenance` on the board (main.py then starts neither ap
 watchdog) and resets it; at the end it removes the file and resets again, so the box comes
 back to its game. Exit status 0 when everything checked is OK, 1 otherwise.
 """
+import errno
 import json
 import os
 import re
@@ -165,7 +166,13 @@ def enter_maintenance(board, port, timeout, report):
     back without app and watchdog. Returns the board to talk to from now on."""
     if board.file_size(FLAG) is not None:
         report.note("the box was left in maintenance mode (an earlier doctor run?); doctor clears it at the end")
-    board.write_file(FLAG, b"matchbox doctor\n")
+    try:
+        board.write_file(FLAG, b"matchbox doctor\n")
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise BoardError("the board's flash is full: doctor cannot leave its maintenance flag; free "
+                         "space (`matchbox pull`, then delete old games) and try again") from None
     if board.file_size("/main.py") is None or not _has(board, "machine", "reset"):
         return board  # no app to stop, or a board without reset (the virtual Pico runs no main.py)
     report.note("restarting the board in maintenance mode (app and watchdog off)...")
@@ -222,7 +229,7 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
             board.close()
             board_for_cleanup = None
             report.problem(str(exc))
-            report.skip_rest("lost the board")
+            report.skip_rest("see the problem above")
         except TransportExecError as exc:
             report.problem("the board reported: %s" % _last_line(exc))
             report.skip_rest("after an error")
@@ -421,8 +428,11 @@ class Checks:
                 time.sleep(light_seconds)
                 answer = None
             else:
-                answer = ask("   Every segment, decimal point and colon of the %d display(s) should be lit "
-                             "(8.8.:8.8.). Are they all lit? [Y/n] " % len(self.answering)).strip().lower()
+                try:
+                    answer = ask("   Every segment, decimal point and colon of the %d display(s) should be "
+                                 "lit (8.8.:8.8.). Are they all lit? [Y/n] " % len(self.answering)).strip().lower()
+                except EOFError:
+                    answer = None
         finally:
             run_on(self.board, DARK)
         dark = [a for a, on in zip(self.answering, online) if not on]
@@ -430,8 +440,8 @@ class Checks:
             r.problem("lost %s while lighting it: check its power and I2C wires"
                       % " ".join("0x%02x" % a for a in dark))
         elif answer is None:
-            r.ok("lit every segment of %d display(s) for %gs (not confirmed: %s)"
-                 % (len(self.answering), light_seconds, "--yes" if yes else "not a terminal"))
+            r.ok("lit every segment of %d display(s) (not confirmed: %s)" % (
+                len(self.answering), "--yes" if yes else "no answer" if interactive else "not a terminal"))
         elif answer.startswith("n"):
             r.problem("some segments stay dark: reseat the display on its backpack and check its "
                       "solder joints (a whole digit dark: its pins; one segment everywhere: a common line)")

@@ -385,3 +385,27 @@ def test_ctrl_c_in_the_key_test_still_ends_maintenance_mode(pico, tmp_path):
     assert "stopped." in person.text
     assert "maintenance mode off" in person.text
     assert not os.path.exists(os.path.join(flash_dir, "maintenance"))
+
+
+def test_yes_lights_the_displays_without_asking(capsys, pico, tmp_path):
+    flash_dir = str(tmp_path / "flash")
+    _flash(pico)
+    _fake_machine(flash_dir, [d["address"] for d in doctor.load_pinmap()["displays"]])
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--light-seconds", "0.2")
+    assert status == 0, out
+    assert _word(out, 4) == "OK"
+    assert "OK       lit every segment of 4 display(s) (not confirmed: --yes)" in _step(out, 5), out
+    assert _word(out, 6) == "SKIPPED"
+    assert all(images[-1] == bytes(16) and b"\xff" * 16 in images for images in _ram_history(flash_dir).values())
+
+
+def test_full_flash(capsys, tmp_path):
+    flash_dir = tmp_path / "flash"
+    with VirtualPico(str(flash_dir)) as pico:
+        _flash(pico)
+    used = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(str(flash_dir)) for f in files)
+    with VirtualPico(str(flash_dir), capacity=used + 4) as pico:
+        status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 1
+    assert "PROBLEM  the board's flash is full" in out, out
+    assert not (flash_dir / "maintenance").exists()
