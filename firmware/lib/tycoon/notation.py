@@ -106,9 +106,7 @@ class Reader:
                 raise NotationError("header '%s' after the first action" % key)
             if key in self._header:
                 raise NotationError("header '%s' repeated" % key)
-            if key == "hands":
-                if not args:
-                    raise NotationError("hands needs a card count for each seat")
+            if key == "hands":   # how many counts it needs is the game's to check
                 value = list(map(_number, args))
             elif len(args) != 1:
                 raise NotationError("%s needs one value" % key)
