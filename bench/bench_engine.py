@@ -21,9 +21,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LIB = os.path.join(ROOT, "firmware", "lib")
 sys.path.insert(0, LIB)
+sys.path.insert(0, ROOT)
 
 from tycoon import notation  # noqa: E402
 from tycoon.game import Game, IllegalAction  # noqa: E402
+from host_tools.build import stage  # noqa: E402
 
 KB = 1024
 BUDGET_MPY = 16 * KB
@@ -125,8 +127,11 @@ def main(argv=None):
             f.write(notation.write(game))
         script = os.path.join(HERE, "mpy_engine_bench.py")
         cp = run_side([sys.executable, script, record], dict(os.environ, PYTHONPATH=LIB), args.repeat)
+        # MicroPython imports the .mpy files the Pico gets, as flashed by `matchbox flash`
+        board = os.path.join(tmp, "board")
+        stage(board)
         mp = run_side([tool("micropython"), "-X", "heapsize=" + HEAPSIZE, script, record],
-                      dict(os.environ, MICROPYPATH=LIB), args.repeat)
+                      dict(os.environ, MICROPYPATH=os.path.join(board, "lib")), args.repeat)
     size, sizes = mpy_size()
 
     print("Engine benchmark: 8 players, seed %d, %d actions (%d plays, %d passes, %d returns), "

@@ -28,11 +28,55 @@ BASE_DECK = const(56)
 MAX_PLAY = const(5)
 
 
+# The rule codes, numbered: on MicroPython one long string takes much less heap than
+# fourteen string constants, and a code is only spelled out when an action is refused.
+_CODES = ("not-your-turn game-over must-return has-cards cannot-pass too-many-cards "
+          "not-in-hand wrong-count not-stronger no-such-value no-such-card "
+          "impossible-shape mixed-values not-enough-sticks")
+_NOT_YOUR_TURN = const(0)
+_GAME_OVER = const(1)
+_MUST_RETURN = const(2)
+_HAS_CARDS = const(3)
+_CANNOT_PASS = const(4)
+_TOO_MANY_CARDS = const(5)
+_NOT_IN_HAND = const(6)
+_WRONG_COUNT = const(7)
+_NOT_STRONGER = const(8)
+_NO_SUCH_VALUE = const(9)
+_NO_SUCH_CARD = const(10)
+_IMPOSSIBLE_SHAPE = const(11)
+_MIXED_VALUES = const(12)
+_NOT_ENOUGH_STICKS = const(13)
+
+
 class IllegalAction(Exception):
     """An action the rules forbid. `code` is one short word such as 'not-stronger'."""
 
     def __init__(self, code):
-        self.code = code   # Exception itself keeps the argument in args (and str()) on both ports
+        if isinstance(code, int):
+            code = _CODES.split()[code]
+        super().__init__(code)
+        self.code = code
+
+
+# Setup errors, numbered like the rule codes. Each message starts with the name of the
+# setting at fault: the notation reader uses that word to point at the header line.
+_SETUP = ("players must be 2 to 8|dealer must be a seat from 1 to %d|"
+          "expansion must be none, gh2 or gh4|revolution must be 5 or 4|"
+          "sticks must not be negative|hands needs %d counts, one per seat|"
+          "hands cannot be negative|hands hold %d cards, more than the deck's %d")
+_PLAYERS_RANGE = const(0)
+_DEALER_RANGE = const(1)
+_EXPANSION_NAME = const(2)
+_REVOLUTION_SIZE = const(3)
+_STICKS_NEGATIVE = const(4)
+_HANDS_COUNT = const(5)
+_HANDS_NEGATIVE = const(6)
+_HANDS_DECK = const(7)
+
+
+def _setup_error(number, *args):
+    return ValueError(_SETUP.split("|")[number] % args)
 
 
 def deck_size(expansion="none"):
@@ -60,24 +104,23 @@ class Game:
 
     def __init__(self, players, dealer=1, expansion="none", revolution=5, sticks=40, hands=None):
         if not 2 <= players <= 8:
-            raise ValueError("players must be 2 to 8")
+            raise _setup_error(_PLAYERS_RANGE)
         if not 1 <= dealer <= players:
-            raise ValueError("dealer must be a seat from 1 to %d" % players)
+            raise _setup_error(_DEALER_RANGE, players)
         if expansion not in EXPANSIONS:
-            raise ValueError("expansion must be none, gh2 or gh4")
+            raise _setup_error(_EXPANSION_NAME)
         if revolution not in (4, 5):
-            raise ValueError("revolution must be 5 or 4")
+            raise _setup_error(_REVOLUTION_SIZE)
         if sticks < 0:
-            raise ValueError("sticks must not be negative")
+            raise _setup_error(_STICKS_NEGATIVE)
         if hands is None:
             hands = default_hands(players, expansion)
         if len(hands) != players:
-            raise ValueError("hands needs %d counts, one per seat" % players)
+            raise _setup_error(_HANDS_COUNT, players)
         if min(hands) < 0:
-            raise ValueError("hands cannot be negative")
+            raise _setup_error(_HANDS_NEGATIVE)
         if sum(hands) > deck_size(expansion):
-            raise ValueError("hands hold %d cards, more than the deck's %d"
-                             % (sum(hands), deck_size(expansion)))
+            raise _setup_error(_HANDS_DECK, sum(hands), deck_size(expansion))
         self.players = players
         self.dealer = dealer
         self.expansion = expansion
@@ -147,21 +190,21 @@ class Game:
         p = self._check_turn(seat, True)
         n = len(faces)
         if n > MAX_PLAY:
-            raise IllegalAction("too-many-cards")
+            raise IllegalAction(_TOO_MANY_CARDS)
         if n == 0 or (self.top_value >= 0 and n != self.top_count):
-            raise IllegalAction("wrong-count")
+            raise IllegalAction(_WRONG_COUNT)
         if n > self.cards[p]:
-            raise IllegalAction("not-in-hand")
+            raise IllegalAction(_NOT_IN_HAND)
         for face in faces:
             if not 0 <= face < self.values:
-                raise IllegalAction("no-such-card")
+                raise IllegalAction(_NO_SUCH_CARD)
         if value is None:
             value = faces[0]
             for face in faces:
                 if face != value:
-                    raise IllegalAction("mixed-values")
+                    raise IllegalAction(_MIXED_VALUES)
         if not 0 <= value < self.values:
-            raise IllegalAction("no-such-value")
+            raise IllegalAction(_NO_SUCH_VALUE)
         gh_copies = 2 * EXPANSIONS.index(self.expansion)
         total = 0
         for face in faces:
@@ -171,15 +214,15 @@ class Game:
                 if card_type(other) == kind:
                     used += 1
             if used > (gh_copies if face >= G else 4):
-                raise IllegalAction("no-such-card")
+                raise IllegalAction(_NO_SUCH_CARD)
             c = cost(face, value)
             if c is None:
-                raise IllegalAction("impossible-shape")
+                raise IllegalAction(_IMPOSSIBLE_SHAPE)
             total += c
         if self.top_value >= 0 and not self.beats(value, self.top_value):
-            raise IllegalAction("not-stronger")
+            raise IllegalAction(_NOT_STRONGER)
         if total > self.sticks[p]:
-            raise IllegalAction("not-enough-sticks")
+            raise IllegalAction(_NOT_ENOUGH_STICKS)
         return value, total
 
     def play(self, faces, value=None, seat=None):
@@ -261,21 +304,21 @@ class Game:
         """The index of the seat to act, when `seat` (None: whoever it is) may act now: play or
         pass `with_cards`, or return a stick without."""
         if not self.turn:
-            raise IllegalAction("game-over")
+            raise IllegalAction(_GAME_OVER)
         if seat is not None and seat != self.turn:
-            raise IllegalAction("not-your-turn")
+            raise IllegalAction(_NOT_YOUR_TURN)
         p = self.turn - 1
         if with_cards and not self.cards[p]:
-            raise IllegalAction("must-return")
+            raise IllegalAction(_MUST_RETURN)
         if self.cards[p] and not with_cards:
-            raise IllegalAction("has-cards")
+            raise IllegalAction(_HAS_CARDS)
         return p
 
     def _decline(self, kind, seat):
         """Pass (take a stick) or return one (no cards left): either way the seat declines."""
         p = self._check_turn(seat, kind == PASS)
         if kind == PASS and self.top_value < 0:
-            raise IllegalAction("cannot-pass")
+            raise IllegalAction(_CANNOT_PASS)
         self._last = len(self._log)
         self._log.append(kind << 6 | p)
         self.nactions += 1

@@ -13,28 +13,58 @@ more memory than the game itself; the box journals in this notation too.
 from tycoon.cards import char, parse_char
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
 
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
 HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
+
+
+# Messages, numbered: on MicroPython one long string takes much less heap than a dozen
+# string constants, and a message is only spelled out when a line is refused.
+_MESSAGES = ("bad number '%s'|'%s' is not a card|seat %d: with no action|"
+             "a seat prefix goes only before an action|unexpected '%s' after %s|"
+             "unknown word '%s'|'as' needs a value|play needs at least one card|"
+             "header '%s' after the first action|header '%s' repeated|%s needs one value|"
+             "missing header 'players'")
+_BAD_NUMBER = const(0)
+_NOT_A_CARD = const(1)
+_SEAT_ALONE = const(2)
+_SEAT_ON_HEADER = const(3)
+_UNEXPECTED = const(4)
+_UNKNOWN_WORD = const(5)
+_AS_ALONE = const(6)
+_NO_CARDS = const(7)
+_HEADER_LATE = const(8)
+_HEADER_TWICE = const(9)
+_ONE_VALUE = const(10)
+_NO_PLAYERS = const(11)
 
 
 class NotationError(Exception):
     """A line that is not valid notation. `message` says what is wrong."""
 
-    def __init__(self, message):
-        self.message = message   # Exception itself keeps the argument in args (and str())
+    def __init__(self, message, *args):
+        if isinstance(message, int):
+            message = _MESSAGES.split("|")[message] % args
+        super().__init__(message)
+        self.message = message
 
 
 def _number(token):
     # ASCII digits only (CPython's isdigit() also accepts the likes of '²'): stripping the
     # digits off both ends leaves nothing only when every character is a digit
     if not token or token.strip("0123456789"):
-        raise NotationError("bad number '%s'" % token)
+        raise NotationError(_BAD_NUMBER, token)
     return int(token)
 
 
 def _card(token):
     value = parse_char(token)
     if value < 0:
-        raise NotationError("'%s' is not a card" % token)
+        raise NotationError(_NOT_A_CARD, token)
     return value
 
 
@@ -54,19 +84,19 @@ def parse_line(line):
         seat = _number(words[0][:colon])
         words = ([rest] if rest else []) + words[1:]
         if not words:
-            raise NotationError("seat %d: with no action" % seat)
+            raise NotationError(_SEAT_ALONE, seat)
     word = words[0].lower()
     args = words[1:]
     if word in HEADERS:
         if seat is not None:
-            raise NotationError("a seat prefix goes only before an action")
+            raise NotationError(_SEAT_ON_HEADER)
         return ("header", word, args, None)
     if word == "pass" or word == "return":
         if args:
-            raise NotationError("unexpected '%s' after %s" % (args[0], word))
+            raise NotationError(_UNEXPECTED, args[0], word)
         return ("action", PASS if word == "pass" else RETURN, ((), None), seat)
     if word != "play":
-        raise NotationError("unknown word '%s'" % words[0])
+        raise NotationError(_UNKNOWN_WORD, words[0])
     faces = []
     value = None
     i = 0
@@ -74,15 +104,15 @@ def parse_line(line):
         token = args[i]
         if token.lower() == "as":
             if i + 1 >= len(args):
-                raise NotationError("'as' needs a value")
+                raise NotationError(_AS_ALONE)
             if i + 2 < len(args):
-                raise NotationError("unexpected '%s' after %s" % (args[i + 2], "the value"))
+                raise NotationError(_UNEXPECTED, args[i + 2], "the value")
             value = _card(args[i + 1])
             break
         faces.append(_card(token))
         i += 1
     if not faces:
-        raise NotationError("play needs at least one card")
+        raise NotationError(_NO_CARDS)
     return ("action", PLAY, (faces, value), seat)
 
 
@@ -103,13 +133,13 @@ class Reader:
         what, key, args, seat = parsed
         if what == "header":
             if self.game is not None:
-                raise NotationError("header '%s' after the first action" % key)
+                raise NotationError(_HEADER_LATE, key)
             if key in self._header:
-                raise NotationError("header '%s' repeated" % key)
+                raise NotationError(_HEADER_TWICE, key)
             if key == "hands":   # how many counts it needs is the game's to check
                 value = list(map(_number, args))
             elif len(args) != 1:
-                raise NotationError("%s needs one value" % key)
+                raise NotationError(_ONE_VALUE, key)
             elif key == "expansion":
                 value = args[0].lower()
             else:
@@ -132,7 +162,7 @@ class Reader:
         header = self._header
         if "players" not in header:
             self.lineno = max(self.lineno, 1)
-            raise NotationError("missing header 'players'")
+            raise NotationError(_NO_PLAYERS)
         setup = {}
         for key in header:
             setup[key] = header[key][0]
