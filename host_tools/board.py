@@ -44,7 +44,7 @@ def find_port():
     return ports[0].device
 
 
-def _probe_port(port):
+def probe_port(port):
     """Open and close the port once to turn OS errors into clear messages."""
     if os.name != "nt" and "://" not in port and not os.path.exists(port):
         raise BoardError("no board at %s: no such device (is the Pico plugged in? "
@@ -83,7 +83,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
         # A port can be locked for a moment (e.g. by a process being spawned, which holds
         # copies of open descriptors until it runs): retry before calling it busy.
         try:
-            _probe_port(port)
+            probe_port(port)
             transport = SerialTransport(port, baudrate=115200, timeout=READ_TIMEOUT)
             break
         except BoardError as exc:
@@ -130,6 +130,13 @@ class Board:
     def exec(self, code):
         """Run code on the board; returns its output (bytes). Errors raise TransportExecError."""
         return self.transport.exec(code)
+
+    def run(self, code, timeout=10):
+        """Run code on the board and return its output as text, waiting up to `timeout` s."""
+        out, err = self.transport.exec_raw(code, timeout=timeout)
+        if err:
+            raise TransportExecError(out, err.decode("utf-8", "replace"))
+        return out.decode("utf-8", "replace")
 
     def eval(self, expression):
         return self.transport.eval(expression)

@@ -129,14 +129,6 @@ class Report:
         return 0
 
 
-def run_on(board, code, timeout=10):
-    """Run code on the board and return its output as text (mpremote's exec, with a timeout)."""
-    out, err = board.transport.exec_raw(code, timeout=timeout)
-    if err:
-        raise TransportExecError(out, err.decode("utf-8", "replace"))
-    return out.decode("utf-8", "replace")
-
-
 def _last_line(exc):
     lines = exc.error_output.strip().splitlines()
     return lines[-1] if lines else "an error"
@@ -320,7 +312,7 @@ class Checks:
     def firmware_check(self):
         r = self.report
         want = local_version(self.firmware)
-        out = run_on(self.board, "try:\n import box.version as _dr_v\n print('VERSION', _dr_v.VERSION)\n"
+        out = self.board.run("try:\n import box.version as _dr_v\n print('VERSION', _dr_v.VERSION)\n"
                                  "except ImportError:\n print('MISSING')")
         found = re.search(r"^VERSION (\S+)", out, re.M)
         missing = [p[1:] for p in ("/main.py", "/pinmap.json") if self.board.file_size(p) is None]
@@ -346,7 +338,7 @@ class Checks:
     def selftest(self):
         r = self.report
         try:
-            out = run_on(self.board, "import box.selftest\nbox.selftest.run()", timeout=SELFTEST_TIMEOUT)
+            out = self.board.run("import box.selftest\nbox.selftest.run()", timeout=SELFTEST_TIMEOUT)
         except TransportExecError as exc:
             if "ImportError" in exc.error_output:
                 r.problem("the board's firmware has no self-test (older firmware): run `matchbox flash`")
@@ -373,7 +365,7 @@ class Checks:
                 self.hw = "this board has no machine.I2C (the virtual Pico, the MicroPython unix port, has none)"
             else:
                 try:
-                    run_on(self.board, HW_SETUP)
+                    self.board.run(HW_SETUP)
                     self.hw = True
                 except TransportExecError as exc:
                     self.hw = "the board could not set up its pins and bus: %s" % _last_line(exc)
@@ -389,7 +381,7 @@ class Checks:
                 r.problem(self.hw)
             return
         try:
-            found = json.loads(run_on(self.board, "print(list(_dr_hw.i2c.scan()))").strip())
+            found = json.loads(self.board.run("print(list(_dr_hw.i2c.scan()))").strip())
         except TransportExecError as exc:
             r.problem("scanning the bus failed (%s): check SDA GP%d and SCL GP%d for shorts"
                       % (_last_line(exc), bus["sda"], bus["scl"]))
@@ -422,7 +414,7 @@ class Checks:
         if not self.answering:
             r.skip("no display answered the scan: nothing to light")
             return
-        online = json.loads(run_on(self.board, LIGHT % self.answering).strip().lower())
+        online = json.loads(self.board.run(LIGHT % self.answering).strip().lower())
         try:
             if yes or not interactive:
                 time.sleep(light_seconds)
@@ -434,7 +426,7 @@ class Checks:
                 except EOFError:
                     answer = None
         finally:
-            run_on(self.board, DARK)
+            self.board.run(DARK)
         dark = [a for a, on in zip(self.answering, online) if not on]
         if dark:
             r.problem("lost %s while lighting it: check its power and I2C wires"
@@ -455,7 +447,7 @@ class Checks:
             return
         where = key_wiring(self.pinmap)
         r.note("key test: press each key on the box when asked (%gs each; Ctrl-C stops the test)" % key_timeout)
-        out = run_on(self.board, KEYS_SETUP)
+        out = self.board.run(KEYS_SETUP)
         held = re.search(r"^HELD ?(.*)$", out, re.M)
         stuck = held.group(1).split() if held else []
         if stuck:
@@ -463,7 +455,7 @@ class Checks:
         bad = ["%s stuck down (%s)" % (k, where.get(k, "?")) for k in stuck]
         for name in key_order(self.pinmap):
             print("      press %-5s ... " % name, end="", file=r.out, flush=True)
-            got = run_on(self.board, "_dr_wait(%d)" % int(key_timeout * 1000), timeout=key_timeout + 10)
+            got = self.board.run("_dr_wait(%d)" % int(key_timeout * 1000), timeout=key_timeout + 10)
             m = re.search(r"^KEY (\S+)", got, re.M)
             seen = m.group(1) if m else "-"
             if seen == name:

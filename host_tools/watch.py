@@ -15,7 +15,7 @@ import time
 
 import serial
 
-from host_tools.board import BoardError, _probe_port, find_port
+from host_tools.board import BoardError, find_port, probe_port
 
 CLEAR = "\x1b[H\x1b[2J"
 MAX_LINE = 4096  # a state line is a few hundred bytes; longer "lines" are noise
@@ -86,7 +86,7 @@ def file_lines(path):
 
 
 def _open(port):
-    _probe_port(port)  # the clear messages of `matchbox flash` for missing or busy ports
+    probe_port(port)  # the clear messages of `matchbox flash` for missing or busy ports
     try:
         return serial.Serial(port, baudrate=115200, timeout=0.2, exclusive=True)
     except serial.SerialException as exc:
