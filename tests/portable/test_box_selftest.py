@@ -4,6 +4,9 @@ import os
 import time
 
 from box import pins, selftest
+from box.store import Store
+
+_STORE = Store()
 
 _serial = [0]
 
@@ -13,24 +16,6 @@ def _clock():
         return time.ticks_us()  # type: ignore[attr-defined]
     except AttributeError:
         return time.time_ns() // 1000
-
-
-def _rmtree(path):
-    for name in os.listdir(path):
-        p = path + "/" + name
-        if os.stat(p)[0] & 0x4000:
-            _rmtree(p)
-        else:
-            os.remove(p)
-    os.rmdir(path)
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
 
 
 def _read(path):
@@ -68,7 +53,7 @@ class Board:
 
     def __exit__(self, *exc):
         os.chdir(self.back)
-        _rmtree(self.path)
+        _STORE.remove_tree(self.path)
 
     def run(self, hw=None):
         out = []

@@ -9,6 +9,8 @@ from tycoon.cards import becomes
 from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction
 from tycoon.state import to_json
 
+_STORE = Store()
+
 _serial = [0]
 
 
@@ -31,17 +33,7 @@ class Folder:
         return self
 
     def __exit__(self, *exc):
-        _rmtree(self.path)
-
-
-def _rmtree(path):
-    for name in os.listdir(path):
-        p = path + "/" + name
-        if os.stat(p)[0] & 0x4000:
-            _rmtree(p)
-        else:
-            os.remove(p)
-    os.rmdir(path)
+        _STORE.remove_tree(self.path)
 
 
 def _read(path):
@@ -52,14 +44,6 @@ def _read(path):
 def _write(path, data):
     with open(path, "wb") as f:
         f.write(data)
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
 
 
 def _plain(data):
@@ -281,7 +265,7 @@ def test_flipped_bit_anywhere_is_detected():
                 assert dropped >= 1, (at, bit)
                 if line < 6:   # a damaged header: no usable game, the file is put aside
                     assert game is None, (at, bit)
-                    assert not _exists(path) and _read(d.games + "/broken.txt") == bytes(bad)
+                    assert not _STORE.exists(path) and _read(d.games + "/broken.txt") == bytes(bad)
                     continue
                 assert len(game) == line - 6, (at, bit)
                 expect = _new(setup)
@@ -338,7 +322,7 @@ def test_garbage_never_crashes():
             game, dropped = Journal(d.games).resume()
             if actions is None:
                 assert game is None, data[:40]
-                assert not _exists(path)
+                assert not _STORE.exists(path)
             else:
                 assert game is not None and len(game) == actions, data[:40]
                 again, dropped2 = Journal(d.games).resume()
@@ -428,7 +412,7 @@ def test_archive_numbering_and_keep():
             game = _journal_game(journal, "two" if n % 2 else "short", None if n % 2 else 4)
             path = journal.archive(game)
             assert path == d.games + "/archive/game-%03d.txt" % (n + 1)
-            assert not _exists(d.games + "/current.txt")
+            assert not _STORE.exists(d.games + "/current.txt")
             assert Journal(d.games).resume() == (None, 0)
             games.append(game)
         assert sorted(os.listdir(d.games + "/archive")) == [
@@ -499,7 +483,7 @@ def _line_cost(name, upto):
 def _resume_copy(d):
     """Resume from a copy of current.txt, leaving the box's own file as it is."""
     copy = d.path + "/copy"
-    if not _exists(copy):
+    if not _STORE.exists(copy):
         os.mkdir(copy)
     _write(copy + "/current.txt", _read(d.games + "/current.txt"))
     return Journal(copy).resume()[0]
@@ -577,8 +561,8 @@ def test_power_cut_at_every_step():
             assert dropped == 0 and _text(again) == _text(back)
             if state[0] is None and state[1] is None:    # archived
                 assert _plain(_read(root + "/archive/game-001.txt")) == notation.write(game)
-            if _exists(root):
-                _rmtree(root)
+            if _STORE.exists(root):
+                _STORE.remove_tree(root)
             budget += 1
 
 

@@ -10,8 +10,11 @@ import os
 from box import pins
 from box.ht16k33 import HT16K33
 from box.journal import Journal
+from box.store import Store
 from tycoon import cards, state
 from tycoon.game import REVOLUTION, Game, IllegalAction
+
+_STORE = Store()
 
 FOLDER = ".selftest"
 
@@ -73,32 +76,14 @@ def display(hw):
     return "only changed bytes are written"
 
 
-def _rmtree(path):
-    for name in os.listdir(path):
-        p = path + "/" + name
-        if os.stat(p)[0] & 0x4000:
-            _rmtree(p)
-        else:
-            os.remove(p)
-    os.rmdir(path)
-
-
-def _exists(path):
-    try:
-        os.stat(path)
-        return True
-    except OSError:
-        return False
-
-
 def journal(hw):
     base = getattr(hw, "games", "games")
     root = base + "/" + FOLDER
-    made = not _exists(base)
+    made = not _STORE.exists(base)
     if made:
         os.mkdir(base)
-    if _exists(root):
-        _rmtree(root)
+    if _STORE.exists(root):
+        _STORE.remove_tree(root)
     try:
         g = Game(3)
         j = Journal(root)
@@ -111,11 +96,11 @@ def journal(hw):
         need(back is not None and not dropped, "the game did not resume")
         need(state.to_json(back) == state.to_json(g), "the resumed game differs")
     finally:
-        if _exists(root):
-            _rmtree(root)
+        if _STORE.exists(root):
+            _STORE.remove_tree(root)
         if made:
             os.rmdir(base)
-    need(not _exists(root), "could not remove " + root)
+    need(not _STORE.exists(root), "could not remove " + root)
     return "wrote, resumed and removed a game in " + root
 
 

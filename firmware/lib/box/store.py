@@ -68,6 +68,16 @@ class Store:
         except OSError:
             return False
 
+    def remove_tree(self, path):
+        """Remove a folder and everything in it."""
+        for name in self.listdir(path):
+            inner = path + "/" + name
+            if self.isdir(inner):
+                self.remove_tree(inner)
+            else:
+                self.remove(inner)
+        os.rmdir(path)
+
 
 class _CutFile:
     def __init__(self, store, f):
