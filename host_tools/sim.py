@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, BoxError, VBox, key_name
+from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, BoxError, VBox, key_name, read_record
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
 
@@ -71,11 +71,8 @@ def headless(args, out=None):
         return 2
     record = None
     if args.journal:
-        try:
-            with open(args.journal, "rb") as f:
-                record = f.read()
-        except OSError as exc:
-            print("matchbox sim: cannot read %s: %s" % (args.journal, exc.strerror), file=sys.stderr)
+        record = read_record(args.journal)
+        if record is None:
             return 2
     with VBox() as box:
         if record is not None:

@@ -23,7 +23,7 @@ import time
 from host_tools import FIRMWARE
 from host_tools import display_art as art
 from host_tools.ht16k33_model import VirtualHT16K33
-from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox
+from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox, read_record
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
 FRAME_MS = 40         # one screen update while idle
@@ -596,12 +596,8 @@ def run(args):
         return 2
     record = None
     if getattr(args, "journal", None):
-        try:
-            with open(args.journal, "rb") as f:
-                record = f.read()
-        except OSError as exc:
-            print("matchbox sim: cannot read %s: %s" % (args.journal, exc.strerror),
-                  file=sys.stderr)
+        record = read_record(args.journal)
+        if record is None:
             return 2
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=addresses[:n])

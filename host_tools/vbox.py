@@ -18,6 +18,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -76,6 +77,24 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
     if explicit:
         keys += ["AS", char(value)]
     return keys + ["PLAY"]
+
+
+def read_record(path):
+    """A game record to put on the box's flash, as bytes; None after printing why not.
+    A record the rules reject is still returned (the box drops the tail from the bad line,
+    as after a power cut), with a warning naming the file and the line."""
+    from host_tools import replay_core
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        print("matchbox sim: cannot read %s: %s" % (path, exc.strerror), file=sys.stderr)
+        return None
+    _game, error = replay_core.replay(path)
+    if error is not None:
+        print("%s:%d: %s: %s (the box resumes from the last good line before it)"
+              % (path, error[0], error[1], error[2]), file=sys.stderr)
+    return data
 
 
 def micropython():

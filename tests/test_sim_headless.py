@@ -87,6 +87,16 @@ def test_missing_journal_file_is_an_error(tmp_path):
     assert code == 2 and "nope.txt" in err
 
 
+def test_a_journal_with_an_illegal_line_is_named_and_resumed_before_it(tmp_path):
+    record = tmp_path / "game.txt"
+    record.write_text("players 3\nplay 5\nplay 4\n")
+    code, out, err = sim("--headless", "--journal", str(record))
+    assert code == 0
+    assert "game.txt:3: illegal: not-stronger" in err
+    result = json.loads(out)
+    assert result["state"]["table"]["value"] == "5" and result["state"]["turn"] == 2
+
+
 def test_parse_keys():
     assert parse_keys("1 as PLAY MENU:long UNDO:900 WAIT:250") == [
         ("key", "1", 60), ("key", "AS", 60), ("key", "PLAY", 60), ("key", "MENU", 1000),
