@@ -1,4 +1,6 @@
 """`matchbox ref`: the digital quick-reference sheet - what each face can become, at what cost."""
+import sys
+
 from tycoon.cards import becomes, char, parse_char, VALUES
 
 
@@ -22,7 +24,7 @@ def run(args):
     else:
         face = parse_char(args.face)
         if face < 0:
-            print("matchbox ref: '%s' is not a card (0-9, A-H)" % args.face)
+            print("matchbox ref: '%s' is not a card (0-9, A-H)" % args.face, file=sys.stderr)
             return 2
         faces = [face]
         values = max(values, face + 1)
