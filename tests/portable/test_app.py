@@ -275,3 +275,14 @@ def test_a_display_replugged_while_nothing_changed_lights_again():
     clock.now += 5000
     app.step()
     assert screen(app, bus) == before
+
+
+def test_an_undo_the_flash_cannot_take_leaves_game_and_journal_as_they_were():
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY", "PASS")
+    before = to_json(app.game)
+    record = journal.record
+    journal.fail = True
+    press(app, "UNDO")
+    assert to_json(app.game) == before and journal.record == record
+    assert screen(app, bus).startswith("FULL")

@@ -214,12 +214,23 @@ class App:
 
     def _undo(self):
         game = self.game
-        if game is None or not game.undo():
+        last = game.last_action() if game is not None else None
+        if last is None:
             return
+        game.undo()
         try:
             self.journal.rewrite(game)
         except OSError:
+            # the flash still holds the action: put it back, so box and journal agree
+            kind, _seat, faces, value, explicit = last
+            if kind == rules.PLAY:
+                game.play(faces, value if explicit else None)
+            elif kind == rules.PASS:
+                game.pass_turn()
+            else:
+                game.return_stick()
             self._error("flash-full", self.clock())
+            return
         self.mode = PLAY
         self._clear_entry()
         self._emit()
