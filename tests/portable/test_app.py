@@ -286,3 +286,21 @@ def test_an_undo_the_flash_cannot_take_leaves_game_and_journal_as_they_were():
     press(app, "UNDO")
     assert to_json(app.game) == before and journal.record == record
     assert screen(app, bus).startswith("FULL")
+
+
+def test_setup_refuses_hands_bigger_than_the_deck():
+    app, bus, clock, journal = make_box()
+    press(app, "2", "PLAY", "PLAY", "PLAY", "PLAY", "PLAY")   # 2 players, on to the hands
+    press(app, "4", "0", "PLAY", "4", "0", "PLAY")            # 40 + 40 > 56 cards
+    assert app.mode == A.SETUP and app.game is None
+    assert screen(app, bus).startswith("CArd|Err ")
+    press(app, "1", "5", "PLAY")                              # 40 + 15 fits
+    assert app.mode == A.PLAY and list(app.game.hands) == [40, 15]
+
+
+def test_a_new_game_the_flash_cannot_take_keeps_the_menu_open():
+    app, bus, clock, journal = make_box()
+    journal.fail = True
+    press(app, *(["PLAY"] * 9))
+    assert app.mode == A.SETUP and app.game is None
+    assert screen(app, bus).startswith("FULL")

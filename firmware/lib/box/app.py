@@ -14,7 +14,7 @@ from box import ticks
 from box import keys as K
 from box import panels
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
-from box.setup import Setup
+from box.setup import COMPLETE, TOO_MANY, Setup
 from tycoon import game as rules
 from tycoon.cards import becomes, cost
 from tycoon.state import to_json
@@ -86,15 +86,19 @@ class App:
             self.mode = FINISHED if game.finished else PLAY
         self.redraw()
 
-    def new_game(self):
+    def new_game(self, now):
         s = self.setup
         game = rules.Game(s.players, s.dealer, rules.EXPANSIONS[s.expansion], s.revolution,
                           s.sticks, s.hands[:s.players])
-        if self.game is not None:
-            self.journal.archive(self.game)
-        self.journal.start(game)
-        self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
-                                s.revolution, s.sticks, s.hands[:s.players])
+        try:
+            if self.game is not None:
+                self.journal.archive(self.game)
+            self.journal.start(game)
+            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
+                                    s.revolution, s.sticks, s.hands[:s.players])
+        except OSError:
+            self._error("flash-full", now)   # the menu stays open; the old game stays on
+            return
         self.game = game
         self.mode = PLAY
         self._clear_entry()
@@ -282,8 +286,11 @@ class App:
             if not s.digit(code):
                 self.buzzer.play(REJECT, now)
         elif code == K.PLAY:
-            if s.next():
-                self.new_game()
+            step = s.next()
+            if step == COMPLETE:
+                self.new_game(now)
+            elif step == TOO_MANY:
+                self._error("no-such-card", now)   # more cards than the deck holds
         elif code == K.DEL:
             s.back()
         elif code == K.UNDO:

@@ -16,6 +16,11 @@ HANDS = 5   # items 5.. are the seats' hands
 
 _LABELS = (b"PL", b"dL", b"Gh", b"rE", b"St")
 
+# what next() did
+MOVED = 0       # to the next item
+COMPLETE = 1    # past the last hand: the game can start
+TOO_MANY = 2    # the hands hold more cards than the deck: stays on the last hand
+
 
 class Setup:
     def __init__(self):
@@ -93,17 +98,17 @@ class Setup:
         return True
 
     def next(self):
-        """Go to the next item; True when the menu is complete and the game can start."""
+        """Go to the next item: MOVED, COMPLETE (the game can start) or TOO_MANY."""
         if self.item < HANDS + self.players - 1:
             self.item += 1
-            return False
+            return MOVED
         total = 0
         for i in range(self.players):
             total += self.hands[i]
         if total > deck_size(EXPANSIONS[self.expansion]):
-            return False
+            return TOO_MANY
         self.item = 0
-        return True
+        return COMPLETE
 
     def back(self):
         if self.item:
