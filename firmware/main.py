@@ -22,6 +22,8 @@ def main():
     if _flag_file() or runtime.maintenance(hw):
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
         return
+    # Any other error ends the loop with a traceback; the watchdog then restarts the box,
+    # which resumes the game from its journal.
     hw.watchdog(8000)
     try:
         runtime.run(hw)
