@@ -9,11 +9,10 @@ import os
 import engine_helpers as eh
 import pytest
 from box.app import ERRORS
-from box import font
 from tycoon import notation, state
 from tycoon.game import Game
 
-from host_tools.ht16k33_model import VirtualHT16K33
+from box_helpers import shown
 from host_tools.vbox import VBox, action_keys, setup_keys
 
 
@@ -39,16 +38,6 @@ def replayed(text):
     game, error = notation.load(text.splitlines())
     assert error is None, "journal does not replay: %r\n%s" % (error, text)
     return game
-
-
-def shown(text):
-    """How the virtual chip reads a word the firmware draws left-aligned on a panel."""
-    chip = VirtualHT16K33()
-    data = bytearray(17)
-    for i, ch in enumerate(text[:4]):
-        data[1 + (0, 2, 6, 8)[i]] = font.mask(ord(ch))
-    chip.write(bytes(data))
-    return chip.text()
 
 
 def assert_same(box, game):

@@ -15,7 +15,7 @@ import shutil
 import pytest
 import serial
 
-from host_tools import FIRMWARE, HARDWARE, cli, doctor, flash
+from host_tools import FIRMWARE, cli, doctor, flash
 from host_tools.vpico import VirtualPico
 
 FAKE_MACHINE = '''

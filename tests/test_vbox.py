@@ -11,21 +11,13 @@ from box import font
 from tycoon import state
 from tycoon.game import Game
 
-from host_tools.ht16k33_model import READING, VirtualHT16K33
+from host_tools.ht16k33_model import READING
+from box_helpers import shown
 from host_tools.vbox import KEY_NAMES, BoxError, VBox, action_keys, key_name, setup_keys
 
 
 def reading(mask):
     return READING.get(mask & 0x7F, "?")
-
-
-def shown(text):
-    chip = VirtualHT16K33()
-    data = bytearray(17)
-    for i, ch in enumerate(text[:4]):
-        data[1 + (0, 2, 6, 8)[i]] = font.mask(ord(ch))
-    chip.write(bytes(data))
-    return chip.text()
 
 
 def test_power_up_sets_every_chip_up_cleanly():

@@ -16,8 +16,7 @@ import pytest
 import serial
 from tycoon import state
 from tycoon.cards import char
-from tycoon.game import (CLEARED, FINISHED, FORCED, PASS, PLAY, RETURN, REVOLUTION, Game,
-                         IllegalAction)
+from tycoon.game import CLEARED, FINISHED, FORCED, PASS, PLAY, RETURN, REVOLUTION, Game
 
 from host_tools import cli, watch
 from host_tools.board import BoardError
@@ -41,20 +40,11 @@ def step(game, rng):
     """One random legal action (as engine_helpers.step does), with the engine's account of it:
     (kind, seat, count, value, sticks spent, events)."""
     seat = game.turn
-    if game.must_return():
+    kind, faces, explicit = eh.choose(game, rng)
+    if kind == RETURN:
         return (RETURN, seat, 0, None, 0, game.return_stick())
-    plays = eh.legal_plays(game, rng)
-    if game.table is not None and (not plays or rng.below(3) == 0):
+    if kind == PASS:
         return (PASS, seat, 0, None, 0, game.pass_turn())
-    if not plays:
-        for v in range(game.values):
-            try:
-                game.check_play([v])
-            except IllegalAction:
-                continue
-            plays = [([v], None)]
-            break
-    faces, explicit = plays[rng.below(len(plays))]
     value, cost = game.check_play(faces, explicit)
     return (PLAY, seat, len(faces), char(value), cost, game.play(faces, explicit))
 

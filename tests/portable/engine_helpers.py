@@ -119,14 +119,12 @@ def legal_plays(game, rng, tries=12):
     return found
 
 
-def step(game, rng):
-    """Make one random legal action. Returns (kind, faces, value)."""
+def choose(game, rng):
+    """A random legal action for the seat to act, not made yet: (kind, faces, value)."""
     if game.must_return():
-        game.return_stick()
         return (RETURN, (), None)
     plays = legal_plays(game, rng)
     if game.table is not None and (not plays or rng.below(3) == 0):
-        game.pass_turn()
         return (PASS, (), None)
     if not plays:  # a leader always has some cheap play: try every single card as itself
         for v in range(game.values):
@@ -137,8 +135,20 @@ def step(game, rng):
             plays = [([v], None)]
             break
     cards, value = plays[rng.below(len(plays))]
-    game.play(cards, value)
     return (PLAY, cards, value)
+
+
+def step(game, rng):
+    """Make one random legal action. Returns (kind, faces, value)."""
+    action = choose(game, rng)
+    kind, cards, value = action
+    if kind == PLAY:
+        game.play(cards, value)
+    elif kind == PASS:
+        game.pass_turn()
+    else:
+        game.return_stick()
+    return action
 
 
 def random_setup(rng):

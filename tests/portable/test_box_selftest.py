@@ -1,31 +1,9 @@
 """The box's self-test (box.selftest) in a temp folder laid out like the board; CPython and MicroPython."""
 import json
 import os
-import time
 
+import files
 from box import pins, selftest
-from box.store import Store
-
-_STORE = Store()
-
-_serial = [0]
-
-
-def _clock():
-    try:
-        return time.ticks_us()  # type: ignore[attr-defined]
-    except AttributeError:
-        return time.time_ns() // 1000
-
-
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
 
 
 def _pinmap():
@@ -34,7 +12,7 @@ def _pinmap():
         return json.load(f)
 
 
-class Board:
+class Board(files.Folder):
     """A temp folder as the board's filesystem root (pinmap.json in it), made the working
     directory; run() captures what the self-test prints."""
 
@@ -42,18 +20,15 @@ class Board:
         self.pinmap = pinmap or _pinmap()
 
     def __enter__(self):
-        _serial[0] += 1
-        base = os.getenv("TMPDIR") or "/tmp"
-        self.path = "%s/selftest-test-%d-%d" % (base.rstrip("/"), _clock(), _serial[0])
-        os.mkdir(self.path)
-        _write(self.path + "/pinmap.json", json.dumps(self.pinmap).encode())
+        files.Folder.__enter__(self)
+        files.write(self.path + "/pinmap.json", json.dumps(self.pinmap).encode())
         self.back = os.getcwd()
         os.chdir(self.path)
         return self
 
     def __exit__(self, *exc):
         os.chdir(self.back)
-        _STORE.remove_tree(self.path)
+        files.Folder.__exit__(self)
 
     def run(self, hw=None):
         out = []
@@ -104,16 +79,16 @@ def test_journal_check_leaves_the_real_games_alone():
         os.mkdir("games/archive")
         current = b"players 4\n1: play 5  #~0000\n"
         archived = b"players 2\n"
-        _write("games/current.txt", current)
-        _write("games/archive/game-001.txt", archived)
+        files.write("games/current.txt", current)
+        files.write("games/archive/game-001.txt", archived)
         os.mkdir("games/.selftest")  # left over from an interrupted run
-        _write("games/.selftest/current.txt", b"garbage\n")
+        files.write("games/.selftest/current.txt", b"garbage\n")
         failed, out = b.run()
         assert failed == 0, out
         assert sorted(os.listdir("games")) == ["archive", "current.txt"]
-        assert _read("games/current.txt") == current
+        assert files.read("games/current.txt") == current
         assert os.listdir("games/archive") == ["game-001.txt"]
-        assert _read("games/archive/game-001.txt") == archived
+        assert files.read("games/archive/game-001.txt") == archived
 
 
 def test_a_bad_pin_map_fails_with_its_problem_and_the_rest_still_runs():
@@ -134,7 +109,7 @@ def test_a_missing_pin_map_fails():
         failed, out = b.run()
         assert failed == 1, out
         assert _lines(out, "FAIL") == ["FAIL pinmap: no pinmap.json on the board"], out
-        _write("pinmap.json", b"{not json")
+        files.write("pinmap.json", b"{not json")
         failed, out = b.run()
         assert _lines(out, "FAIL") == ["FAIL pinmap: pinmap.json is not valid JSON"], out
 

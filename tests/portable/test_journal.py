@@ -1,7 +1,7 @@
 """The power-safe journal (box.journal) on a real temp folder; CPython and MicroPython."""
 import os
-import time
 
+import files
 from box.journal import Journal, check, crc16, tagged
 from box.store import CutStore, Store
 from tycoon import notation
@@ -9,41 +9,14 @@ from tycoon.cards import becomes
 from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction
 from tycoon.state import to_json
 
-_STORE = Store()
 
-_serial = [0]
-
-
-def _clock():
-    try:
-        return time.ticks_us()  # type: ignore[attr-defined]
-    except AttributeError:
-        return time.time_ns() // 1000
-
-
-class Folder:
-    """A fresh folder under the temp dir, removed with everything in it on exit."""
+class Folder(files.Folder):
+    """A fresh temp folder; the journal goes in its `games` subfolder."""
 
     def __enter__(self):
-        _serial[0] += 1
-        base = os.getenv("TMPDIR") or "/tmp"
-        self.path = "%s/journal-test-%d-%d" % (base.rstrip("/"), _clock(), _serial[0])
-        os.mkdir(self.path)
+        files.Folder.__enter__(self)
         self.games = self.path + "/games"
         return self
-
-    def __exit__(self, *exc):
-        _STORE.remove_tree(self.path)
-
-
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _write(path, data):
-    with open(path, "wb") as f:
-        f.write(data)
 
 
 def _plain(data):
@@ -162,7 +135,7 @@ def test_round_trip_whole_games():
         with Folder() as d:
             game = _journal_game(Journal(d.games), name)
             assert game.finished
-            data = _read(d.games + "/current.txt")
+            data = files.read(d.games + "/current.txt")
             assert _plain(data) == notation.write(game)
             lines = data.split(b"\n")[:-1]
             assert len(lines) == 6 + len(game)
@@ -172,7 +145,7 @@ def test_round_trip_whole_games():
             assert dropped == 0
             assert to_json(back) == to_json(game)
             assert notation.write(back) == notation.write(game)
-            assert _read(d.games + "/current.txt") == data
+            assert files.read(d.games + "/current.txt") == data
             # and notation.load (what `matchbox replay` uses) reads the journal file as it is
             loaded, error = notation.load(data.decode().split("\n"))
             assert error is None and to_json(loaded) == to_json(game)
@@ -205,14 +178,14 @@ def test_hand_written_record_is_accepted_and_continued():
         "\n".join(body[1:])
     with Folder() as d:
         os.mkdir(d.games)
-        _write(d.games + "/current.txt", text.encode())
+        files.write(d.games + "/current.txt", text.encode())
         journal = Journal(d.games)
         back, dropped = journal.resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
         for step in steps[4:]:
             _apply(back, step)
             journal.append(back)
-        data = _read(d.games + "/current.txt")
+        data = files.read(d.games + "/current.txt")
         assert data.startswith(text.encode())
         again, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(again) == to_json(back)
@@ -225,21 +198,21 @@ def test_torn_last_line_at_every_offset():
     setup, steps = _game("short")
     with Folder() as d:
         full = _journal_game(Journal(d.games), "short")
-        data = _read(d.games + "/current.txt")
+        data = files.read(d.games + "/current.txt")
         start = data.rfind(b"\n", 0, len(data) - 1) + 1
         before = _new(setup)
         for step in steps[:-1]:
             _apply(before, step)
         for cut in range(start, len(data)):
-            _write(d.games + "/current.txt", data[:cut])
+            files.write(d.games + "/current.txt", data[:cut])
             journal = Journal(d.games)
             game, dropped = journal.resume()
             assert dropped == (1 if cut > start else 0), cut
             assert to_json(game) == to_json(before)
-            assert _read(d.games + "/current.txt") == data[:start]
+            assert files.read(d.games + "/current.txt") == data[:start]
             _apply(game, steps[-1])
             journal.append(game)
-            assert _read(d.games + "/current.txt") == data
+            assert files.read(d.games + "/current.txt") == data
             assert to_json(game) == to_json(full)
 
 
@@ -248,7 +221,7 @@ def test_flipped_bit_anywhere_is_detected():
     with Folder() as d:
         _journal_game(Journal(d.games), "short")
         path = d.games + "/current.txt"
-        data = _read(path)
+        data = files.read(path)
         starts = [0]
         for i in range(len(data)):
             if data[i] == 10:
@@ -260,19 +233,19 @@ def test_flipped_bit_anywhere_is_detected():
             for bit in range(8):
                 bad = bytearray(data)
                 bad[at] ^= 1 << bit
-                _write(path, bytes(bad))
+                files.write(path, bytes(bad))
                 game, dropped = Journal(d.games).resume()
                 assert dropped >= 1, (at, bit)
                 if line < 6:   # a damaged header: no usable game, the file is put aside
                     assert game is None, (at, bit)
-                    assert not _STORE.exists(path) and _read(d.games + "/broken.txt") == bytes(bad)
+                    assert not files.STORE.exists(path) and files.read(d.games + "/broken.txt") == bytes(bad)
                     continue
                 assert len(game) == line - 6, (at, bit)
                 expect = _new(setup)
                 for step in steps[:line - 6]:
                     _apply(expect, step)
                 assert to_json(game) == to_json(expect)
-                assert _read(path) == data[:starts[line]]
+                assert files.read(path) == data[:starts[line]]
 
 
 def test_illegal_action_ends_the_record():
@@ -281,10 +254,10 @@ def test_illegal_action_ends_the_record():
     journal_text = notation.header_text(game) + "1: play 3\n2: play 2\n3: pass\n"
     with Folder() as d:
         os.mkdir(d.games)
-        _write(d.games + "/current.txt", journal_text.encode())
+        files.write(d.games + "/current.txt", journal_text.encode())
         back, dropped = Journal(d.games).resume()
         assert len(back) == 1 and dropped == 2   # 2 is not stronger than 3
-        assert _read(d.games + "/current.txt") == (notation.header_text(game) + "1: play 3\n").encode()
+        assert files.read(d.games + "/current.txt") == (notation.header_text(game) + "1: play 3\n").encode()
 
 
 def test_garbage_never_crashes():
@@ -318,11 +291,11 @@ def test_garbage_never_crashes():
         os.mkdir(d.games)
         path = d.games + "/current.txt"
         for data, actions in cases:
-            _write(path, data)
+            files.write(path, data)
             game, dropped = Journal(d.games).resume()
             if actions is None:
                 assert game is None, data[:40]
-                assert not _STORE.exists(path)
+                assert not files.STORE.exists(path)
             else:
                 assert game is not None and len(game) == actions, data[:40]
                 again, dropped2 = Journal(d.games).resume()
@@ -335,7 +308,7 @@ def test_missing_or_odd_folders():
         assert journal.resume() == (None, 0)            # no folder at all
         assert journal.load_setup() is None
         assert Journal(d.games + "/deeper/still").resume() == (None, 0)
-        _write(d.games, b"a file where the folder should be")
+        files.write(d.games, b"a file where the folder should be")
         assert Journal(d.games).resume() == (None, 0)
         os.remove(d.games)
         os.mkdir(d.games)
@@ -350,9 +323,9 @@ def test_missing_or_odd_folders():
 def test_stale_tmp_files():
     with Folder() as d:
         game = _journal_game(Journal(d.games), "short", 5)
-        data = _read(d.games + "/current.txt")
-        _write(d.games + "/current.txt.tmp", data[:37])
-        _write(d.games + "/setup.txt.tmp", b"players 4\nde")
+        data = files.read(d.games + "/current.txt")
+        files.write(d.games + "/current.txt.tmp", data[:37])
+        files.write(d.games + "/setup.txt.tmp", b"players 4\nde")
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(back) == to_json(game)
         assert sorted(os.listdir(d.games)) == ["current.txt", "setup.txt"]
@@ -365,7 +338,7 @@ def test_stale_tmp_files():
         assert sorted(os.listdir(d.games)) == ["current.txt"]
         # a tmp cut short while the first game started: no game, no crash
         os.remove(d.games + "/current.txt")
-        _write(d.games + "/current.txt.tmp", data[:40])
+        files.write(d.games + "/current.txt.tmp", data[:40])
         assert Journal(d.games).resume()[0] is None
 
 
@@ -378,7 +351,7 @@ def test_rewrite_after_undo():
         game = _journal_game(journal, "short", 8)
         assert game.undo() and game.undo()
         journal.rewrite(game)
-        data = _read(d.games + "/current.txt")
+        data = files.read(d.games + "/current.txt")
         assert _plain(data) == notation.write(game)
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(back) == to_json(game) and len(back) == 6
@@ -412,17 +385,17 @@ def test_archive_numbering_and_keep():
             game = _journal_game(journal, "two" if n % 2 else "short", None if n % 2 else 4)
             path = journal.archive(game)
             assert path == d.games + "/archive/game-%03d.txt" % (n + 1)
-            assert not _STORE.exists(d.games + "/current.txt")
+            assert not files.STORE.exists(d.games + "/current.txt")
             assert Journal(d.games).resume() == (None, 0)
             games.append(game)
         assert sorted(os.listdir(d.games + "/archive")) == [
             "game-003.txt", "game-004.txt", "game-005.txt"]
         for n in (3, 4, 5):
-            data = _read(d.games + "/archive/game-%03d.txt" % n)
+            data = files.read(d.games + "/archive/game-%03d.txt" % n)
             assert _plain(data) == notation.write(games[n - 1])
         # numbers go on from the highest name; other files are left alone
-        _write(d.games + "/archive/game-041.txt", b"players 2\n")
-        _write(d.games + "/archive/notes.txt", b"hello")
+        files.write(d.games + "/archive/game-041.txt", b"players 2\n")
+        files.write(d.games + "/archive/notes.txt", b"hello")
         journal = Journal(d.games, keep=2)
         game = _journal_game(journal, "short", 2)
         assert journal.archive(game).endswith("/archive/game-042.txt")
@@ -431,7 +404,7 @@ def test_archive_numbering_and_keep():
         # archiving a game the journal never saw writes its whole record
         game = _journal_game(Journal(d.games + "/x"), "two")
         path = Journal(d.games).archive(game)
-        assert _plain(_read(path)) == notation.write(game)
+        assert _plain(files.read(path)) == notation.write(game)
 
 
 def test_setup_save_and_load():
@@ -447,13 +420,13 @@ def test_setup_save_and_load():
             "players": 3, "dealer": 1, "expansion": "none", "revolution": 5, "sticks": 40,
             "hands": None}
         path = d.games + "/setup.txt"
-        data = _read(path)
+        data = files.read(path)
         assert _plain(data) == "players 3\ndealer 1\nexpansion none\nrevolution 5\nsticks 40\n"
         for bad in (b"", b"\x00\xff" * 40, data[:-3], data.replace(b"players 3", b"players 4"),
                     b"dealer 2\n", b"players 3\n1: play 5\n", data + b"junk\n"):
-            _write(path, bad)
+            files.write(path, bad)
             assert journal.load_setup() is None, bad
-        _write(path, b"players 4\nsticks 20\n")  # by hand: accepted
+        files.write(path, b"players 4\nsticks 20\n")  # by hand: accepted
         assert journal.load_setup()["sticks"] == 20
 
 
@@ -483,9 +456,9 @@ def _line_cost(name, upto):
 def _resume_copy(d):
     """Resume from a copy of current.txt, leaving the box's own file as it is."""
     copy = d.path + "/copy"
-    if not _STORE.exists(copy):
+    if not files.STORE.exists(copy):
         os.mkdir(copy)
-    _write(copy + "/current.txt", _read(d.games + "/current.txt"))
+    files.write(copy + "/current.txt", files.read(d.games + "/current.txt"))
     return Journal(copy).resume()[0]
 
 
@@ -560,9 +533,9 @@ def test_power_cut_at_every_step():
             again, dropped = Journal(root).resume()
             assert dropped == 0 and _text(again) == _text(back)
             if state[0] is None and state[1] is None:    # archived
-                assert _plain(_read(root + "/archive/game-001.txt")) == notation.write(game)
-            if _STORE.exists(root):
-                _STORE.remove_tree(root)
+                assert _plain(files.read(root + "/archive/game-001.txt")) == notation.write(game)
+            if files.STORE.exists(root):
+                files.STORE.remove_tree(root)
             budget += 1
 
 
@@ -573,10 +546,10 @@ def test_real_store_operations():
         assert not st.exists(path)
         st.write(path, [b"ab", b"c\n"])
         st.append(path, b"d\n")
-        assert _read(path) == b"abc\nd\n"
+        assert files.read(path) == b"abc\nd\n"
         st.write(path + ".tmp", [b"new\n"])
         st.rename(path + ".tmp", path)
-        assert _read(path) == b"new\n" and not st.exists(path + ".tmp")
+        assert files.read(path) == b"new\n" and not st.exists(path + ".tmp")
         st.mkdir(d.path + "/sub")
         assert st.isdir(d.path + "/sub") and not st.isdir(path)
         assert sorted(st.listdir(d.path)) == ["f.txt", "sub"]

@@ -1,0 +1,14 @@
+"""Helpers for the tests that run the whole box on virtual hardware."""
+from box import font
+
+from host_tools.ht16k33_model import VirtualHT16K33
+
+
+def shown(text):
+    """How the virtual chip reads a word the firmware draws left-aligned on a panel."""
+    chip = VirtualHT16K33()
+    data = bytearray(17)
+    for i, ch in enumerate(text[:4]):
+        data[1 + (0, 2, 6, 8)[i]] = font.mask(ord(ch))
+    chip.write(bytes(data))
+    return chip.text()
