@@ -138,16 +138,20 @@ def choose(game, rng):
     return (PLAY, cards, value)
 
 
+def apply(game, action):
+    """Make an action given as (kind, faces, value)."""
+    kind, cards, value = action
+    if kind == PLAY:
+        return game.play(cards, value)
+    if kind == PASS:
+        return game.pass_turn()
+    return game.return_stick()
+
+
 def step(game, rng):
     """Make one random legal action. Returns (kind, faces, value)."""
     action = choose(game, rng)
-    kind, cards, value = action
-    if kind == PLAY:
-        game.play(cards, value)
-    elif kind == PASS:
-        game.pass_turn()
-    else:
-        game.return_stick()
+    apply(game, action)
     return action
 
 

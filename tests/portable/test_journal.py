@@ -1,6 +1,7 @@
 """The power-safe journal (box.journal) on a real temp folder; CPython and MicroPython."""
 import os
 
+import engine_helpers as eh
 import files
 from box.journal import Journal, check, crc16, tagged
 from box.store import CutStore, Store
@@ -63,20 +64,10 @@ def _script(players, seed, limit=1000, **setup):
                 step = (PASS, None, None)
             else:
                 step = options[r % len(options)]
-        _apply(game, step)
+        eh.apply(game, step)
         steps.append(step)
     setup["players"] = players
     return setup, steps
-
-
-def _apply(game, step):
-    kind, faces, value = step
-    if kind == PLAY:
-        game.play(faces, value)
-    elif kind == PASS:
-        game.pass_turn()
-    else:
-        game.return_stick()
 
 
 def _new(setup):
@@ -103,7 +94,7 @@ def _journal_game(journal, name, upto=None):
     game = _new(setup)
     journal.start(game)
     for step in steps[:upto]:
-        _apply(game, step)
+        eh.apply(game, step)
         journal.append(game)
     return game
 
@@ -160,7 +151,7 @@ def test_resume_then_go_on():
         game, dropped = journal.resume()
         assert dropped == 0 and len(game) == half
         for step in steps[half:]:
-            _apply(game, step)
+            eh.apply(game, step)
             journal.append(game)
         back, dropped = Journal(d.games).resume()
         assert dropped == 0
@@ -172,7 +163,7 @@ def test_hand_written_record_is_accepted_and_continued():
     setup, steps = _game("short")
     game = _new(setup)
     for step in steps[:4]:
-        _apply(game, step)
+        eh.apply(game, step)
     body = notation.write(game).split("\n")
     text = "# a record typed by hand\n\n" + body[0] + "   # four players? no, three\n" + \
         "\n".join(body[1:])
@@ -183,7 +174,7 @@ def test_hand_written_record_is_accepted_and_continued():
         back, dropped = journal.resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
         for step in steps[4:]:
-            _apply(back, step)
+            eh.apply(back, step)
             journal.append(back)
         data = files.read(d.games + "/current.txt")
         assert data.startswith(text.encode())
@@ -202,7 +193,7 @@ def test_torn_last_line_at_every_offset():
         start = data.rfind(b"\n", 0, len(data) - 1) + 1
         before = _new(setup)
         for step in steps[:-1]:
-            _apply(before, step)
+            eh.apply(before, step)
         for cut in range(start, len(data)):
             files.write(d.games + "/current.txt", data[:cut])
             journal = Journal(d.games)
@@ -210,7 +201,7 @@ def test_torn_last_line_at_every_offset():
             assert dropped == (1 if cut > start else 0), cut
             assert to_json(game) == to_json(before)
             assert files.read(d.games + "/current.txt") == data[:start]
-            _apply(game, steps[-1])
+            eh.apply(game, steps[-1])
             journal.append(game)
             assert files.read(d.games + "/current.txt") == data
             assert to_json(game) == to_json(full)
@@ -243,7 +234,7 @@ def test_flipped_bit_anywhere_is_detected():
                 assert len(game) == line - 6, (at, bit)
                 expect = _new(setup)
                 for step in steps[:line - 6]:
-                    _apply(expect, step)
+                    eh.apply(expect, step)
                 assert to_json(game) == to_json(expect)
                 assert files.read(path) == data[:starts[line]]
 
@@ -356,7 +347,7 @@ def test_rewrite_after_undo():
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(back) == to_json(game) and len(back) == 6
         for step in steps[6:]:
-            _apply(game, step)
+            eh.apply(game, step)
             journal.append(game)
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
@@ -368,7 +359,7 @@ def test_append_out_of_step_rewrites():
         journal = Journal(d.games)
         game = _journal_game(journal, "short", 6)
         game.undo()
-        _apply(game, steps[5])
+        eh.apply(game, steps[5])
         journal.append(game)          # the undo was never rewritten: same length as before
         back = Journal(d.games).resume()[0]
         assert notation.write(back) == notation.write(game)
@@ -448,7 +439,7 @@ def _line_cost(name, upto):
         before = store.spent
         setup, steps = _game(name)
         game = journal.resume()[0]
-        _apply(game, steps[upto - 1])
+        eh.apply(game, steps[upto - 1])
         journal.append(game)
         return before, store.spent - before
 
@@ -473,7 +464,7 @@ def test_failed_append_never_breaks_resume():
                 journal = Journal(d.games, store)
                 game = _journal_game(journal, "short", k - 1)
                 before = to_json(game)
-                _apply(game, steps[k - 1])
+                eh.apply(game, steps[k - 1])
                 store.budget = written
                 failed = False
                 try:
@@ -489,7 +480,7 @@ def test_failed_append_never_breaks_resume():
                 # the box goes on: the flash has room again
                 store.budget = None
                 for step in steps[k - 1:]:
-                    _apply(game, step)
+                    eh.apply(game, step)
                     journal.append(game)
                 back, dropped = Journal(d.games).resume()
                 assert dropped == 0 and notation.write(back) == notation.write(game)
@@ -515,14 +506,14 @@ def test_power_cut_at_every_step():
                 game = _new(setup)
                 step(journal.start, game, _text(game))
                 for n in range(len(steps)):
-                    _apply(game, steps[n])
+                    eh.apply(game, steps[n])
                     step(journal.append, game, _text(game))
                     if n == 9:
                         game.undo()
                         game.undo()
                         step(journal.rewrite, game, _text(game))
-                        _apply(game, steps[n - 1])
-                        _apply(game, steps[n])
+                        eh.apply(game, steps[n - 1])
+                        eh.apply(game, steps[n])
                         step(journal.append, game, _text(game))  # not in step: a rewrite
                 step(journal.archive, game, None)
                 total = store.spent
@@ -577,7 +568,7 @@ def test_failed_append_after_full_write_is_taken_back():
         journal = Journal(d.games, store)
         game = _journal_game(journal, "short", 5)
         before = to_json(game)
-        _apply(game, steps[5])
+        eh.apply(game, steps[5])
         store.armed = True
         try:
             journal.append(game)
@@ -587,7 +578,7 @@ def test_failed_append_after_full_write_is_taken_back():
         game.undo()
         assert to_json(_resume_copy(d)) == before   # the line was taken back out
         for step in steps[5:]:
-            _apply(game, step)
+            eh.apply(game, step)
             journal.append(game)
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
