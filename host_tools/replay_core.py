@@ -7,6 +7,7 @@ import sys
 
 from tycoon import notation, state
 from tycoon.cards import char
+from tycoon.game import IllegalAction
 
 STATUS = {None: 0, "illegal": 1, "syntax": 2}
 
@@ -53,17 +54,47 @@ def _json_string(text):
 
 
 def replay(path):
-    """(game, error) for one record file; error as notation.load gives it."""
+    """(game, error) for one record file, error as notation.load gives it: line 0 when the
+    file cannot be opened. A line that is not UTF-8 is a syntax error of that line. When a
+    record breaks before its first action on a line that is not a header line, the game is
+    the one its header sets up (None only when the header itself is bad)."""
     try:
-        f = open(path)
+        f = open(path, "rb")
     except OSError:
         return None, (0, "syntax", "cannot open file")
+    reader = notation.Reader()
+    text = ""
     try:
-        return notation.load(f)
-    except UnicodeError:
-        return None, (0, "syntax", "not a text file")
+        for raw in f:
+            try:
+                text = raw.decode()
+            except UnicodeError:
+                text = ""
+                reader.lineno += 1
+                raise notation.NotationError("not UTF-8 text")
+            reader.feed(text)
+        reader.finish()
+    except notation.NotationError as err:
+        error = (reader.lineno, "syntax", err.message)
+        if reader.game is None and not _is_header(text):
+            try:
+                reader.finish()
+            except notation.NotationError:
+                pass
+        return reader.game, error
+    except IllegalAction as err:
+        return reader.game, (reader.lineno, "illegal", err.code)
     finally:
         f.close()
+    return reader.game, None
+
+
+def _is_header(text):
+    try:
+        parsed = notation.parse_line(text)
+    except notation.NotationError:
+        return False
+    return parsed is not None and parsed[0] == "header"
 
 
 def report(path, as_json, out, err):

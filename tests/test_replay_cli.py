@@ -221,6 +221,30 @@ def test_micropython_runtime_status_per_file():
         assert proc.returncode == status, name
 
 
+@pytest.mark.parametrize("content, line, code, has_state", [
+    (b"players 2\nfoo\nplay 3\n", 2, "unknown word 'foo'", True),      # header fine: its game
+    (b"players 2\nplay \xff\n", 2, "not UTF-8 text", True),
+    (b"players 2\nplayers 3\nplay 3\n", 2, "header 'players' repeated", False),
+    (b"players 2\ndealer 5\nplay 3\n", 2, "dealer must be a seat from 1 to 2", False),
+    (b"", 1, "missing header 'players'", False),
+])
+def test_a_record_that_breaks_before_its_first_action(tmp_path, content, line, code, has_state):
+    path = tmp_path / "record.txt"
+    path.write_bytes(content)
+    outputs = []
+    for runtime in ("cpython", "micropython"):
+        proc = matchbox("replay", "--json", "--runtime", runtime, str(path))
+        assert proc.returncode == 2
+        outputs.append(proc.stdout)
+        result = json.loads(proc.stdout)
+        assert result["error"] == {"line": line, "kind": "syntax", "code": code}
+        if has_state:
+            assert result["state"]["turn"] == 1 and result["state"]["table"] is None
+        else:
+            assert result["state"] is None
+    assert outputs[0] == outputs[1]
+
+
 # --- matchbox ref ---------------------------------------------------------------------------
 
 def ref_rows(out):
