@@ -176,11 +176,20 @@ def read_record(lines, name="game"):
 def read_file(path):
     """A Trace of a record file. Raises ReportError when the file cannot be read."""
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeError) as err:
-        raise ReportError("cannot read %s: %s" % (path, getattr(err, "strerror", None) or err))
-    return read_record(lines, os.path.basename(path))
+        with open(path, "rb") as f:
+            raw_lines = f.read().splitlines()
+    except OSError as err:
+        raise ReportError("cannot read %s: %s" % (path, err.strerror))
+    lines = []
+    for raw in raw_lines:
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeError:
+            break   # the record stops at a line that is not text, as in matchbox replay
+    trace = read_record(lines, os.path.basename(path))
+    if len(lines) < len(raw_lines) and trace.error is None:
+        trace.error = (len(lines) + 1, "syntax", "not UTF-8 text")
+    return trace
 
 
 def setup_text(game):

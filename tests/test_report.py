@@ -378,6 +378,15 @@ def test_missing_record(tmp_path, capsys):
     assert "cannot read %s" % path in capsys.readouterr().err
 
 
+def test_a_line_that_is_not_text_stops_the_record_there(tmp_path, capsys):
+    path = tmp_path / "record.txt"
+    path.write_bytes(b"players 2\nplay 3\nplay \xff\n")
+    out = tmp_path / "plot.svg"
+    assert make(path, out) == 2
+    assert "record.txt:3: syntax: not UTF-8 text" in capsys.readouterr().err
+    assert out.exists() and "not UTF-8 text" in out.read_text()
+
+
 # --- the documentation's example -----------------------------------------------------------
 
 def test_docs_example_is_current(tmp_path):
