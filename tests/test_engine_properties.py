@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tycoon import notation
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
 from tycoon import game as G
+import engine_helpers as eh
 from engine_helpers import snapshot, stick_total
 
 # --- the reference: written from the rules page alone ------------------------------------
@@ -285,12 +286,7 @@ def attempt(game, ref, rng):
         return kind, seat, faces, value
     before = snapshot(game)
     try:
-        if kind == PLAY:
-            game.play(faces, value, seat)
-        elif kind == PASS:
-            game.pass_turn(seat)
-        else:
-            game.return_stick(seat)
+        eh.apply(game, (kind, faces, value), seat)
     except IllegalAction as exc:
         assert exc.code in broken, (exc.code, broken, kind, seat, faces, value)
     else:
@@ -356,12 +352,7 @@ def play_random_game(setup, seed, check_undo=True, max_steps=500):
             after = snapshot(game)
             assert game.undo() is True
             assert snapshot(game) == before
-            if kind == PLAY:
-                game.play(faces, value, seat)
-            elif kind == PASS:
-                game.pass_turn(seat)
-            else:
-                game.return_stick(seat)
+            eh.apply(game, (kind, faces, value), seat)
             assert snapshot(game) == after
     assert ref.finished, "the game should end well within %d steps" % max_steps
     for kind in (PLAY, PASS, RETURN):

@@ -138,14 +138,14 @@ def choose(game, rng):
     return (PLAY, cards, value)
 
 
-def apply(game, action):
-    """Make an action given as (kind, faces, value)."""
+def apply(game, action, seat=None):
+    """Make an action given as (kind, faces, value), for `seat` (None: whoever is to act)."""
     kind, cards, value = action
     if kind == PLAY:
-        return game.play(cards, value)
+        return game.play(cards, value, seat)
     if kind == PASS:
-        return game.pass_turn()
-    return game.return_stick()
+        return game.pass_turn(seat)
+    return game.return_stick(seat)
 
 
 def step(game, rng):
