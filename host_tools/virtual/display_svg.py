@@ -5,7 +5,9 @@ Each display is given as (masks, colon, lit): the four digit masks left to right
 the display shows anything at all (False: unplugged or dark, drawn dim with a note).
 `from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
 row, each with a label under it, and returns the SVG text; the output depends only on its
-arguments, so generated pictures can be checked for staleness byte for byte.
+arguments, so generated pictures can be checked for staleness byte for byte. With `ident`
+(the web page's markup, host_tools/web.py) every display, segment, point and colon dot also
+gets an id, so a page can light segments by toggling a class instead of drawing digits.
 
 Geometry in millimetres, close to the real part: a 50 x 19 mm module, 12 mm high italic
 digits, lit segments red with a soft glow, unlit segments faint.
@@ -78,15 +80,23 @@ def _segments():
 SEGMENTS = _segments()
 
 
-def _polygon(pts, fill, glow=False):
+def _extra(glow, ident):
+    return (' filter="url(#glow)"' if glow else "") + (' id="%s"' % ident if ident else "")
+
+
+def _polygon(pts, fill, glow=False, ident=None):
     text = " ".join("%s,%s" % (_n(x), _n(y)) for x, y in pts)
-    extra = ' filter="url(#glow)"' if glow else ""
-    return '<polygon points="%s" fill="%s"%s/>' % (text, fill, extra)
+    return '<polygon points="%s" fill="%s"%s/>' % (text, fill, _extra(glow, ident))
 
 
-def _circle(x, y, r, fill, glow=False):
-    extra = ' filter="url(#glow)"' if glow else ""
-    return '<circle cx="%s" cy="%s" r="%s" fill="%s"%s/>' % (_n(x), _n(y), _n(r), fill, extra)
+def _circle(x, y, r, fill, glow=False, ident=None):
+    return '<circle cx="%s" cy="%s" r="%s" fill="%s"%s/>' % (
+        _n(x), _n(y), _n(r), fill, _extra(glow, ident))
+
+
+def _id(ident, part):
+    """The id of one part of display `ident` (None: no ids)."""
+    return "%s-%s" % (ident, part) if ident else None
 
 
 def from_chip(chip):
@@ -94,9 +104,12 @@ def from_chip(chip):
     return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
 
 
-def module(x, y, masks, colon=False, lit=True):
-    """SVG elements of one display module with its top left corner at (x, y) mm."""
-    out = ['<g transform="translate(%s %s)">' % (_n(x), _n(y)),
+def module(x, y, masks, colon=False, lit=True, ident=None):
+    """SVG elements of one display module with its top left corner at (x, y) mm. With
+    `ident`, ids: the module `ident`, segment b of digit 0 `ident-0b` (a-g), its point
+    `ident-0p`, the colon's dots `ident-c1` and `ident-c2`."""
+    out = ['<g transform="translate(%s %s)"%s>' % (
+        _n(x), _n(y), ' id="%s"' % ident if ident else ""),
            '<rect width="%s" height="%s" rx="1.2" fill="%s"/>' % (_n(MODULE_W), _n(MODULE_H), BODY),
            '<rect x="1.6" y="1.6" width="%s" height="%s" rx="0.6" fill="%s"/>' % (
                _n(MODULE_W - 3.2), _n(MODULE_H - 3.2), FACE)]
@@ -109,25 +122,28 @@ def module(x, y, masks, colon=False, lit=True):
             _n(DIGIT_X[i]), _n(DIGIT_Y + DIGIT_H), SKEW, _n(-DIGIT_H)))
         for bit, pts in enumerate(SEGMENTS):
             on = bool(mask >> bit & 1)
-            out.append(_polygon(pts, LIT if on else off, on))
+            out.append(_polygon(pts, LIT if on else off, on, _id(ident, "%d%s" % (i, "abcdefg"[bit]))))
         on = bool(mask & 0x80)
-        out.append(_circle(DIGIT_W + 1.55, DIGIT_H + 0.15, POINT_R, LIT if on else off, on))
+        out.append(_circle(DIGIT_W + 1.55, DIGIT_H + 0.15, POINT_R, LIT if on else off, on,
+                           _id(ident, "%dp" % i)))
         out.append("</g>")
     on = bool(colon and lit)
     # the colon's dots sit a third and two thirds of the way down, leaning like the digits
     lean = math.tan(math.radians(SKEW))
-    for frac in (1 / 3.0, 2 / 3.0):
+    for k, frac in enumerate((1 / 3.0, 2 / 3.0)):
         cy = DIGIT_Y + DIGIT_H * frac
         cx = COLON_X + (DIGIT_Y + DIGIT_H - cy) * lean
-        out.append(_circle(cx, cy, POINT_R, LIT if on else off, on))
+        out.append(_circle(cx, cy, POINT_R, LIT if on else off, on, _id(ident, "c%d" % (k + 1))))
     out.append("</g>")
     return out
 
 
-def picture(displays, labels=None, caption=None):
+def picture(displays, labels=None, caption=None, ident=None):
     """The SVG text of displays side by side. `displays`: (masks, colon, lit) per display;
     `labels`: a text under each (unlit displays get "(dark)" appended); `caption`: a line
-    under everything."""
+    under everything; `ident`: one name per display, for the ids of its parts (see module),
+and then the glow filter is `NAME-glow` after the first name, so that several pictures can
+share a page."""
     n = max(len(displays), 1)
     width = 2 * MARGIN + n * MODULE_W + (n - 1) * GAP
     height = 2 * MARGIN + MODULE_H + (LABEL_H if labels else 0) + (CAPTION_H if caption else 0)
@@ -136,7 +152,8 @@ def picture(displays, labels=None, caption=None):
                _n(width * SCALE), _n(height * SCALE), _n(width), _n(height))]
     if caption:
         out.append("<title>%s</title>" % escape(caption))
-    out += ['<defs><filter id="glow" x="-50%" y="-50%" width="200%" height="200%">',
+    glow = ident[0] + "-glow" if ident else "glow"
+    out += ['<defs><filter id="%s" x="-50%%" y="-50%%" width="200%%" height="200%%">' % glow,
             '<feGaussianBlur in="SourceGraphic" stdDeviation="0.45" result="blur"/>',
             '<feMerge><feMergeNode in="blur"/><feMergeNode in="SourceGraphic"/></feMerge>',
             '</filter></defs>',
@@ -144,7 +161,7 @@ def picture(displays, labels=None, caption=None):
                 _n(width), _n(height), BACKGROUND)]
     for i, (masks, colon, lit) in enumerate(displays):
         x = MARGIN + i * (MODULE_W + GAP)
-        out += module(x, MARGIN, masks, colon, lit)
+        out += module(x, MARGIN, masks, colon, lit, ident[i] if ident else None)
         if labels:
             text = labels[i] if i < len(labels) else ""
             if not lit:
