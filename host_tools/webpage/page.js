@@ -71,7 +71,11 @@ function walk(dir, rel, out) {
 function saveFlash() {
   const files = {};
   if (mp.FS.analyzePath("/flash/games").exists) walk("/flash/games", "games", files);
-  localStorage.setItem(STORAGE, JSON.stringify(files));
+  try {
+    localStorage.setItem(STORAGE, JSON.stringify(files));
+  } catch (err) {
+    say("The browser's storage refused the journal (" + err.name + "): this game will not survive a reload.", true);
+  }
 }
 
 function restoreFlash() {
