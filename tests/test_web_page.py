@@ -149,8 +149,15 @@ def test_whole_game_clicked_and_typed_matches_the_virtual_box(page):
         box.boot()
         assert page.evaluate(SHOWN_JS) == expected(box)      # the setup menu of a new box
         play(page, box, SETUP)
-        words = " ".join(GAME[:-1]).split() + ["MENU:long"]
-        play(page, box, words, len(SETUP))
+        heard, told = tones(page), len(box.tones)
+        play(page, box, ["PASS"])                            # illegal: two low tones
+        page.wait_for_timeout(400)
+        box.advance(400)
+        begun = [t for t in box.tones[told:] if t[2]]
+        assert [t[1] for t in begun] == [220, 220]
+        assert tones(page) == heard + len(begun)
+        words = " ".join(GAME[1:-1]).split() + ["MENU:long"]
+        play(page, box, words, len(SETUP) + 1)
         panel = page.evaluate(PANEL_JS)
         game = box.dump()["game"]
     assert game["finished"] and game["revolution"]
@@ -162,6 +169,23 @@ def test_whole_game_clicked_and_typed_matches_the_virtual_box(page):
     assert "revolution! 0 is now strongest" in log
     assert "undo (taken back: seat 2 passed)" in log
     assert log[-1] == "game over: ranking 1 3 2"
+
+
+def test_keyboard_alone_tab_to_a_key_and_press_it(page):
+    with VBox() as box:
+        box.boot()
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.dataset.key") == "2"
+        page.keyboard.press("Enter")            # the focused key, not PLAY
+        settle(page)
+        tap(box, "2")
+        assert page.evaluate(SHOWN_JS) == expected(box)
+        assert box.displays()[0] == "PL 2"
+
+
+def tones(page):
+    return int(page.get_attribute("#buzzer", "data-tones") or 0)
 
 
 def test_reload_is_a_power_cut_and_the_game_resumes(page):

@@ -33,6 +33,7 @@ let quietSteps = 0;     // steps since the last key was let go (and its gap pass
 let audio = null;
 let osc = null;
 let markOff = 0;
+let sounding = false;
 const cells = [];       // cells[display] = {group, segs[digit][8], colon[2], svg}
 
 function $(id) { return document.getElementById(id); }
@@ -114,6 +115,8 @@ function show(frameText) {
 function tone(hz, duty) {
   const mark = $("buzzer");
   if (duty > 0) {
+    if (!sounding) mark.dataset.tones = String(Number(mark.dataset.tones || 0) + 1);  // tones begun
+    sounding = true;
     mark.classList.add("on");
     markOff = Infinity;
     if (audio) {
@@ -128,6 +131,7 @@ function tone(hz, duty) {
       osc.frequency.value = hz;
     }
   } else {
+    sounding = false;
     markOff = performance.now() + 250;  // a short beep stays visible a moment
     if (osc) { osc.stop(); osc = null; }
   }
