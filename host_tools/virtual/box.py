@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import FIRMWARE, ROOT, files
 from host_tools.device import tools
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
@@ -116,7 +116,7 @@ def read_record(path):
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        print("matchbox sim: cannot read %s: %s" % (path, exc.strerror), file=sys.stderr)
+        print("matchbox sim: %s" % files.cannot_read(path, exc), file=sys.stderr)
         return None
     _game, error = replay_portable.replay(path)
     if error is not None:
