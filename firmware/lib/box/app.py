@@ -220,6 +220,7 @@ class App:
         game = self.game
         last = game.last_action() if game is not None else None
         if last is None:
+            self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
         game.undo()
         try:
@@ -423,11 +424,15 @@ class App:
             panels.put(buf, p, 0, panels.DASH)
 
     def _draw_preview(self, p):
-        """'=V' and the sticks it costs after the colon, e.g. '=9: 1'."""
+        """'=V' and the sticks it costs after the colon, e.g. '=9: 1'; '=_' while AS waits
+        for its value key."""
         buf = self.buf
         panels.text(buf, p, b"=")
         value = self._entry_value()
-        panels.card(buf, p, 1, value)
+        if value < 0 and self.as_key:
+            panels.char(buf, p, 1, "_")   # AS pressed: the value key is awaited
+        else:
+            panels.card(buf, p, 1, value)
         panels.colon(buf, p)
         c = self._entry_cost(value) if value >= 0 else -1
         if c < 0:
