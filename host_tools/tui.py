@@ -4,11 +4,12 @@ host_tools.virtual.box runs firmware/main.py under the MicroPython unix port; th
 its displays as large seven-segment digits (host_tools.virtual.display_text), maps the keyboard to
 the box's keys, lets the virtual clock follow the wall clock while nobody types (so error
 codes, announcements and paging time out as on the box) and explains in plain words what
-the box shows. It adapts to the terminal's size: smaller digits, then a one-line key map,
-then the displays as plain text.
+the box shows, the buzzer's tones included. It adapts to the terminal's size: smaller digits,
+then a one-line key map, then the displays as plain text.
 
-Only curses and the standard library are used. `run(args)` is the entry point (called by
-host_tools.sim); `action`, `layout`, `status_lines` and `explain` are pure helpers.
+Only curses, the standard library and the engine's notation reader are used. `run(args)` is
+the entry point (called by host_tools.sim); `action`, `layout`, `status_lines`, `explain` and
+`tone_words` are pure helpers.
 """
 import ast
 import curses
