@@ -11,7 +11,7 @@ from host_tools import ROOT, cli, report
 from host_tools.reports import plot as report_plot, trace as report_trace
 from tycoon import notation
 from tycoon.cards import cost
-from tycoon.game import FORCED, OUT, PASS, PLAY, REVOLUTION, Game, IllegalAction
+from tycoon.game import CLEARED, FORCED, OUT, PASS, PLAY, REVOLUTION, Game, IllegalAction
 
 SVG = "{http://www.w3.org/2000/svg}"
 EXAMPLE = os.path.join(ROOT, "docs", "examples", "sample-game.txt")
@@ -268,6 +268,14 @@ def test_svg_marks_sit_at_the_right_actions(game, record, tmp_path):
             assert rank == game.ranks[seat - 1]
             assert at(use_xy(group(root, o.group(0)))[0]) == _out_index(game, states, seat)
             assert text_of(group(root, o.group(0) + "-label")) == str(rank)
+
+    cleared = [i for i, s in enumerate(states, 1) if s[0] & CLEARED and not s[0] & FORCED]
+    assert cleared
+    for what in ("cards", "sticks"):    # a table cleared by a strongest play has its triangle
+        marks = ids(root, r"cleared-(\d+)-%s" % what)
+        assert [int(m.group(1)) for m in marks] == cleared
+        for m in marks:
+            assert {at(x) for x, _ in vertices(group(root, m.group(0)))} == {int(m.group(1))}
 
     edges = revolutions + ([len(states)] if len(revolutions) % 2 else [])
     for what in ("cards", "sticks"):

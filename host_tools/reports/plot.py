@@ -152,10 +152,11 @@ class Plot:
                 text = "%s, seat %d" % ("revolution" if step.revolution else "order restored",
                                         step.seat)
                 right = step.index < 0.75 * max(self.n, 1)
-                ax.text(step.index, 0.96 - 0.075 * (i % 2), (" %s " % text),
-                        transform=ax.get_xaxis_transform(), fontsize=7.5, color=REVOLT,
-                        ha="left" if right else "right", va="top",
-                        gid="revolution-%d-label" % step.index)
+                ax.annotate(text, (step.index, 0.96 - 0.075 * (i % 2)),
+                            xycoords=ax.get_xaxis_transform(), xytext=(3 if right else -3, 0),
+                            textcoords="offset points", fontsize=7.5, color=REVOLT,
+                            ha="left" if right else "right", va="top",
+                            gid="revolution-%d-label" % step.index)
         for seat in range(1, self.game.players + 1):
             values = self.trace.series(seat, what)
             ax.plot(range(len(values)), [v + self.offset(what, seat) for v in values],
@@ -167,9 +168,10 @@ class Plot:
             ax.axvline(self.n, color=ERROR, linewidth=1.6, linestyle=(0, (5, 3)), zorder=4,
                        gid="stop-%s" % what)
             if what == "cards":
-                ax.text(self.n, 0.03, "stops: line %d " % self.trace.error[0],
-                        transform=ax.get_xaxis_transform(), fontsize=7.5, color=ERROR,
-                        ha="right", va="bottom", gid="stop-label")
+                ax.annotate("stops: line %d" % self.trace.error[0], (self.n, 0.03),
+                            xycoords=ax.get_xaxis_transform(), xytext=(-3, 0),
+                            textcoords="offset points", fontsize=7.5, color=ERROR,
+                            ha="right", va="bottom", gid="stop-label")
         if not self.n:
             ax.text(0.5, 0.5, "no actions in the record", transform=ax.transAxes,
                     color=MUTED, ha="center", va="center")
@@ -270,8 +272,8 @@ def figure(trace):
 
 def save(trace, fmt):
     """The plot as an SVG document (fmt 'svg': a str) or a PNG image ('png': bytes)."""
-    with matplotlib.rc_context(RC):
-        fig = Plot(trace).draw()
+    with matplotlib.rc_context(RC):     # the svg.* settings are read when saving
+        fig = figure(trace)
         if fmt == "svg":
             out = io.StringIO()
             fig.savefig(out, format="svg", metadata=SVG_METADATA)
