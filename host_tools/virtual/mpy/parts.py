@@ -426,7 +426,7 @@ class VirtualBoard:
 
 
 class HW:
-    """The `hw` object the firmware gets (see docs/firmware-api: same members as hw_pico)."""
+    """The `hw` object the firmware gets (the contract: docs/architecture.md; same members as box.hw_pico)."""
 
     def __init__(self, board):
         self.board = board
@@ -436,7 +436,6 @@ class HW:
         self.buttons = board.buttons
         self.buzzer = board.pwm
         self.ticks_ms = board.ticks_ms
-        self.ticks_diff = ticks_diff
         self.idle = board.idle
         self.games = "games"
         self.store = board.flash
