@@ -5,15 +5,18 @@ Each display is given as (masks, colon, lit): the four digit masks left to right
 the display shows anything at all (False: unplugged or dark, drawn dim with a note).
 `from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
 row, each with a label under it, and returns the SVG text; the output depends only on its
-arguments, so generated pictures can be checked for staleness byte for byte. With `ident`
-(the web page's markup, host_tools/web.py) every display, segment, point and colon dot also
-gets an id, so a page can light segments by toggling a class instead of drawing digits.
+arguments, so generated pictures can be checked for staleness byte for byte. The elements
+are written with host_tools.svg. With `ident` (the web page's markup, host_tools/web.py)
+every display, segment, point and colon dot also gets an id, so a page can light segments by
+toggling a class instead of drawing digits.
 
 Geometry in millimetres, close to the real part: a 50 x 19 mm module, 12 mm high italic
 digits, lit segments red with a soft glow, unlit segments faint.
 """
 import math
-from xml.sax.saxutils import escape
+
+from host_tools import svg
+from host_tools.svg import number
 
 SCALE = 4          # pixels per millimetre in the width/height attributes
 MODULE_W = 50.0
@@ -41,13 +44,6 @@ BODY = "#1d1d1d"
 BACKGROUND = "#2a2a2e"
 LABEL = "#d8d8d8"
 NOTE = "#8a8a8a"
-
-
-def _n(x):
-    """A number as short, stable SVG text."""
-    text = "%.2f" % x
-    text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def _hsegment(x0, x1, y):
@@ -80,98 +76,82 @@ def _segments():
 SEGMENTS = _segments()
 
 
-def _extra(glow, ident):
-    return (' filter="url(#glow)"' if glow else "") + (' id="%s"' % ident if ident else "")
-
-
-def _polygon(pts, fill, glow=False, ident=None):
-    text = " ".join("%s,%s" % (_n(x), _n(y)) for x, y in pts)
-    return '<polygon points="%s" fill="%s"%s/>' % (text, fill, _extra(glow, ident))
-
-
-def _circle(x, y, r, fill, glow=False, ident=None):
-    return '<circle cx="%s" cy="%s" r="%s" fill="%s"%s/>' % (
-        _n(x), _n(y), _n(r), fill, _extra(glow, ident))
-
-
-def _id(ident, part):
-    """The id of one part of display `ident` (None: no ids)."""
-    return "%s-%s" % (ident, part) if ident else None
-
-
 def from_chip(chip):
     """(masks, colon, lit) of a VirtualHT16K33 (host_tools.virtual.ht16k33)."""
     return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
 
 
-def module(x, y, masks, colon=False, lit=True, ident=None):
-    """SVG elements of one display module with its top left corner at (x, y) mm. With
+def module(parent, x, y, masks, colon=False, lit=True, ident=None):
+    """Add one display module with its top left corner at (x, y) mm to an SVG element. With
     `ident`, ids: the module `ident`, segment b of digit 0 `ident-0b` (a-g), its point
     `ident-0p`, the colon's dots `ident-c1` and `ident-c2`."""
-    out = ['<g transform="translate(%s %s)"%s>' % (
-        _n(x), _n(y), ' id="%s"' % ident if ident else ""),
-           '<rect width="%s" height="%s" rx="1.2" fill="%s"/>' % (_n(MODULE_W), _n(MODULE_H), BODY),
-           '<rect x="1.6" y="1.6" width="%s" height="%s" rx="0.6" fill="%s"/>' % (
-               _n(MODULE_W - 3.2), _n(MODULE_H - 3.2), FACE)]
+    group = svg.add(parent, "g", transform="translate(%s %s)" % (number(x), number(y)), id=ident)
+
+    def name(part):
+        return "%s-%s" % (ident, part) if ident else None
+
+    svg.add(group, "rect", width=MODULE_W, height=MODULE_H, rx=1.2, fill=BODY)
+    svg.add(group, "rect", x=1.6, y=1.6, width=MODULE_W - 3.2, height=MODULE_H - 3.2, rx=0.6,
+            fill=FACE)
     off = UNLIT if lit else OFF
+
+    def glow(on):
+        return "url(#glow)" if on else None
+
     for i, mask in enumerate(masks):
         if not lit:
             mask = 0
         # skewX leans the digit about its baseline, like the italic digits of the real part
-        out.append('<g transform="translate(%s %s) skewX(-%d) translate(0 %s)">' % (
-            _n(DIGIT_X[i]), _n(DIGIT_Y + DIGIT_H), SKEW, _n(-DIGIT_H)))
+        digit = svg.add(group, "g", transform="translate(%s %s) skewX(-%d) translate(0 %s)" % (
+            number(DIGIT_X[i]), number(DIGIT_Y + DIGIT_H), SKEW, number(-DIGIT_H)))
         for bit, pts in enumerate(SEGMENTS):
             on = bool(mask >> bit & 1)
-            out.append(_polygon(pts, LIT if on else off, on, _id(ident, "%d%s" % (i, "abcdefg"[bit]))))
+            svg.add(digit, "polygon", points=svg.points(pts), fill=LIT if on else off,
+                    filter=glow(on), id=name("%d%s" % (i, "abcdefg"[bit])))
         on = bool(mask & 0x80)
-        out.append(_circle(DIGIT_W + 1.55, DIGIT_H + 0.15, POINT_R, LIT if on else off, on,
-                           _id(ident, "%dp" % i)))
-        out.append("</g>")
+        svg.add(digit, "circle", cx=DIGIT_W + 1.55, cy=DIGIT_H + 0.15, r=POINT_R,
+                fill=LIT if on else off, filter=glow(on), id=name("%dp" % i))
     on = bool(colon and lit)
     # the colon's dots sit a third and two thirds of the way down, leaning like the digits
     lean = math.tan(math.radians(SKEW))
     for k, frac in enumerate((1 / 3.0, 2 / 3.0)):
         cy = DIGIT_Y + DIGIT_H * frac
         cx = COLON_X + (DIGIT_Y + DIGIT_H - cy) * lean
-        out.append(_circle(cx, cy, POINT_R, LIT if on else off, on, _id(ident, "c%d" % (k + 1))))
-    out.append("</g>")
-    return out
+        svg.add(group, "circle", cx=cx, cy=cy, r=POINT_R, fill=LIT if on else off,
+                filter=glow(on), id=name("c%d" % (k + 1)))
+    return group
 
 
 def picture(displays, labels=None, caption=None, ident=None):
     """The SVG text of displays side by side. `displays`: (masks, colon, lit) per display;
     `labels`: a text under each (unlit displays get "(dark)" appended); `caption`: a line
     under everything; `ident`: one name per display, for the ids of its parts (see module),
-and then the glow filter is `NAME-glow` after the first name, so that several pictures can
-share a page."""
+    and then the glow filter is `NAME-glow` after the first name, so that several pictures can
+    share a page."""
     n = max(len(displays), 1)
     width = 2 * MARGIN + n * MODULE_W + (n - 1) * GAP
     height = 2 * MARGIN + MODULE_H + (LABEL_H if labels else 0) + (CAPTION_H if caption else 0)
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" '
-           'font-family="Helvetica, Arial, sans-serif">' % (
-               _n(width * SCALE), _n(height * SCALE), _n(width), _n(height))]
+    root = svg.document(width * SCALE, height * SCALE, "0 0 %s %s" % (number(width), number(height)),
+                        font_family="Helvetica, Arial, sans-serif")
     if caption:
-        out.append("<title>%s</title>" % escape(caption))
-    glow = ident[0] + "-glow" if ident else "glow"
-    out += ['<defs><filter id="%s" x="-50%%" y="-50%%" width="200%%" height="200%%">' % glow,
-            '<feGaussianBlur in="SourceGraphic" stdDeviation="0.45" result="blur"/>',
-            '<feMerge><feMergeNode in="blur"/><feMergeNode in="SourceGraphic"/></feMerge>',
-            '</filter></defs>',
-            '<rect width="%s" height="%s" rx="2.5" fill="%s"/>' % (
-                _n(width), _n(height), BACKGROUND)]
+        svg.add(root, "title", caption)
+    blur = svg.add(svg.add(root, "defs"), "filter", id=ident[0] + "-glow" if ident else "glow", x="-50%", y="-50%", width="200%",
+                   height="200%")
+    svg.add(blur, "feGaussianBlur", in_="SourceGraphic", stdDeviation=0.45, result="blur")
+    merge = svg.add(blur, "feMerge")
+    svg.add(merge, "feMergeNode", in_="blur")
+    svg.add(merge, "feMergeNode", in_="SourceGraphic")
+    svg.add(root, "rect", width=width, height=height, rx=2.5, fill=BACKGROUND)
     for i, (masks, colon, lit) in enumerate(displays):
         x = MARGIN + i * (MODULE_W + GAP)
-        out += module(x, MARGIN, masks, colon, lit, ident[i] if ident else None)
+        module(root, x, MARGIN, masks, colon, lit, ident[i] if ident else None)
         if labels:
             text = labels[i] if i < len(labels) else ""
             if not lit:
                 text = (text + " (dark)").strip()
-            out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">'
-                       '%s</text>' % (_n(x + MODULE_W / 2), _n(MARGIN + MODULE_H + 5.6),
-                                      LABEL if lit else NOTE, escape(text)))
+            svg.add(root, "text", text, x=x + MODULE_W / 2, y=MARGIN + MODULE_H + 5.6,
+                    font_size=3.6, text_anchor="middle", fill=LABEL if lit else NOTE)
     if caption:
-        y = height - MARGIN - 1.2
-        out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">%s</text>'
-                   % (_n(width / 2), _n(y), NOTE, escape(caption)))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        svg.add(root, "text", caption, x=width / 2, y=height - MARGIN - 1.2, font_size=3.6,
+                text_anchor="middle", fill=NOTE)
+    return svg.to_text(root)
