@@ -91,14 +91,16 @@ class App:
         game = rules.Game(s.players, s.dealer, rules.EXPANSIONS[s.expansion], s.revolution,
                           s.sticks, s.hands[:s.players])
         try:
-            if self.game is not None:
-                self.journal.archive(self.game)
-            self.journal.start(game)
-            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
-                                    s.revolution, s.sticks, s.hands[:s.players])
+            # the new record is on flash before the old one goes to the archive
+            self.journal.start(game, self.game)
         except OSError:
             self._error("flash-full", now)   # the menu stays open; the old game stays on
             return
+        try:
+            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
+                                    s.revolution, s.sticks, s.hands[:s.players])
+        except OSError:
+            pass   # only the menu's memory of these choices is lost; the game is safe
         self.game = game
         self.mode = PLAY
         self._clear_entry()
@@ -115,13 +117,24 @@ class App:
         if self.overlay and ticks.diff(now, self.until) >= 0:
             self.overlay = 0
             self.redraw()
-        if self.count > len(self.displays) and ticks.diff(now, self.page_at) >= PAGE_MS:
+        nd = self._shown()
+        if self.count > nd and ticks.diff(now, self.page_at) >= PAGE_MS:
             self.page_at = now
-            pages = (self.count + len(self.displays) - 1) // len(self.displays)
+            pages = (self.count + nd - 1) // nd
             self.page = (self.page + 1) % pages
             self._flush()
+        changed = False
         for d in self.displays:
+            was = d.online
             d.service(now)
+            changed = changed or d.online != was
+        if changed:
+            # a display came (or went): the panels are shared out again over those that answer
+            self.page = 0
+            self.page_at = now
+            self._flush()
+            for d in self.displays:
+                d.show()
         self.buzzer.service(now)
 
     def key(self, event, now=None):
@@ -154,7 +167,9 @@ class App:
 
     def _play_key(self, code, now):
         if code <= K.H:
-            if self.as_key and self.value < 0:
+            if self.game.must_return():
+                self._error("must-return", now)   # no cards: only PLAY (a return) or UNDO
+            elif self.as_key and self.value < 0:
                 self.value = code
             elif self.as_key:
                 self._error("mixed-values", now)  # a second value after AS
@@ -218,23 +233,14 @@ class App:
 
     def _undo(self):
         game = self.game
-        last = game.last_action() if game is not None else None
-        if last is None:
+        if game is None or not len(game):
+            return
+        try:
+            self.journal.undo(game)   # on flash first: one 'undo' line appended
+        except OSError:
+            self._error("flash-full", self.clock())   # the action stays, as on the flash
             return
         game.undo()
-        try:
-            self.journal.rewrite(game)
-        except OSError:
-            # the flash still holds the action: put it back, so box and journal agree
-            kind, _seat, faces, value, explicit = last
-            if kind == rules.PLAY:
-                game.play(faces, value if explicit else None)
-            elif kind == rules.PASS:
-                game.pass_turn()
-            else:
-                game.return_stick()
-            self._error("flash-full", self.clock())
-            return
         self.mode = PLAY
         self._clear_entry()
         self._emit()
@@ -323,7 +329,7 @@ class App:
     def redraw(self, now=None):
         """Draw the panels for the current mode and send them to the displays."""
         buf = self.buf
-        nd = len(self.displays)
+        nd = self._shown()
         n = 0
         if self.overlay == 1:
             panels.text(buf, 0, self.err)
@@ -365,13 +371,26 @@ class App:
         self.page_at = self.clock() if now is None else now
         self._flush()
 
+    def _shown(self):
+        """How many displays the panels are shared out over: those that answer (all of them
+        while none does, so that the first to come up is drawn at once)."""
+        n = 0
+        for d in self.displays:
+            if d.online:
+                n += 1
+        return n or len(self.displays)
+
     def _flush(self):
         buf = self.buf
-        nd = len(self.displays)
+        nd = self._shown()
+        every = nd == len(self.displays)
         base = self.page * nd
-        for i in range(nd):
-            d = self.displays[i]
+        i = 0
+        for d in self.displays:
+            if not (every or d.online):
+                continue   # its RAM is drawn when it answers again
             p = base + i
+            i += 1
             o = p * panels.SIZE
             for pos in range(4):
                 d.raw(pos, buf[o + pos] if p < self.count else 0)
