@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(BIN)/python -m host_tools.build --check
+	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest
 
@@ -33,7 +33,7 @@ bench: $(STAMP)
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
-	$(BIN)/python -m host_tools.build --package-json
+	$(BIN)/python -m host_tools.device.build --package-json
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -234,7 +234,7 @@ class Journal:
         if last is None or self._lines is None or count != self._actions + 1:
             self._write(game, count)
             return
-        self._add(action_text(*last)[:-1], game, count - 1)
+        self._add(self._lines, action_text(*last)[:-1], game, count - 1)
         self._actions = count
 
     def undo(self, game):
@@ -247,13 +247,14 @@ class Journal:
         if self._lines is None or count != self._actions:
             self._write(game, count - 1)
             return
-        self._add("undo", game, count)
+        self._add(self._lines, "undo", game, count)
         self._actions = count - 1
 
-    def _add(self, text, game, keep):
-        # Append one tagged line; on failure, try to put the file back to `keep` actions.
+    def _add(self, lines, text, game, keep):
+        # Append one tagged line after `lines`; on failure, try to put the file back to
+        # `keep` actions.
         try:
-            self.store.append(self.current, tagged(self._lines + 1, text))
+            self.store.append(self.current, tagged(lines + 1, text))
         except OSError:
             self._lines = None
             try:
@@ -261,7 +262,7 @@ class Journal:
             except OSError:
                 pass
             raise
-        self._lines += 1
+        self._lines = lines + 1
 
     def archive(self, game):
         """Move the record of a finished game to archive/game-NNN.txt (numbers go on across

@@ -170,7 +170,7 @@ def untag(text, index, strict=False):
 def parse_line(line):
     """Parse one line of text. Returns None (blank or comment), ("header", key, args, None),
     ("action", kind, (faces, value), seat) with seat None when no prefix is given, or
-    ("undo", UNDO, None, None)."""
+    ("undo", UNDO, ((), None), None)."""
     hash_at = line.find("#")
     if hash_at >= 0:
         line = line[:hash_at]
@@ -196,7 +196,7 @@ def parse_line(line):
         if word == "undo":
             if args:
                 raise NotationError(_UNEXPECTED, args[0], word)
-            return ("undo", UNDO, None, None)
+            return ("undo", UNDO, ((), None), None)
         return ("header", word, args, None)
     if word == "pass" or word == "return":
         if args:
@@ -300,12 +300,8 @@ class Reader:
                 raise NotationError(_NO_UNDO)
             self.undos += 1
             return 0
-        if key == PLAY:
-            faces, value = args
-            return game.play(faces, value, seat)
-        if key == PASS:
-            return game.pass_turn(seat)
-        return game.return_stick(seat)
+        faces, value = args
+        return game.apply(key, faces, value, seat)
 
     def finish(self):
         """The game, started from the header at the first action (or at the end of a record
@@ -322,11 +318,8 @@ class Reader:
         try:
             self.game = Game(**setup)
         except ValueError as err:
-            message = err.args[0]
-            # the engine's setup messages start with the name of the header at fault
-            at = header.get(message.split()[0])
-            if at is not None:
-                self.lineno = at[1]
+            message, setting = err.args   # the engine names the setting at fault
+            self.lineno = header[setting][1]
             raise NotationError(message)
         return self.game
 
@@ -357,14 +350,16 @@ def read(f):
 
 
 def load(lines):
-    """Replay a record given as lines of text. Returns (game, error): error is None or
-    (line, kind, code) where kind is 'syntax' (code: a message) or 'illegal' (code: the
-    rule's code). The game is the state after the last legal action, None when the header
-    itself is bad. Files are read from their bytes with `read`."""
+    """Replay a record given as lines of text, each with or without its line end. Returns
+    (game, error): error is None or (line, kind, code) where kind is 'syntax' (code: a
+    message) or 'illegal' (code: the rule's code). The game is the state after the last legal
+    action, None when the header itself is bad. Each line goes through the same byte-level
+    checks as a file's (`read`)."""
     reader = Reader()
     try:
         for line in lines:
-            reader.feed(line)
+            raw = line.encode()
+            reader.feed_bytes(raw if raw[-1:] == b"\n" else raw + b"\n")
         reader.finish()
     except NotationError as err:
         return reader.game, (reader.lineno, "syntax", err.message)

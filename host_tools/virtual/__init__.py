@@ -1,0 +1,2 @@
+"""Everything that stands in for hardware: the virtual box (unix port), the virtual Pico on a pty,
+the HT16K33 chip model and the pictures of its displays; mpy/ is the MicroPython side."""
