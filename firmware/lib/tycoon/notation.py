@@ -36,7 +36,7 @@ _MESSAGES = ("bad number '%s'|'%s' is not a card|seat %d: with no action|"
              "unknown word '%s'|'as' needs a value|play needs at least one card|"
              "header '%s' after the first action|header '%s' repeated|%s needs one value|"
              "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
-             "no newline at the end of the last line|character U+%04X outside a comment|"
+             "last line without a newline (cut short: the box drops it)|character U+%04X outside a comment|"
              "number '%s' longer than %d digits|damaged checksum tag|"
              "line without a checksum tag after a tagged line|nothing to undo")
 _BAD_NUMBER = const(0)
@@ -228,7 +228,8 @@ class Reader:
 
     `lineno` counts the lines fed, `size` the bytes of the lines accepted by feed_bytes,
     `tagged` tells whether a line with a checksum tag has been read (then every later line
-    needs one), `keys` how many header lines have been read.
+    needs one), `keys` how many header lines have been read, `kind` what the last line was
+    ("header", "action", "undo"; None for a blank line or one that does not parse).
     """
 
     def __init__(self):
@@ -237,6 +238,7 @@ class Reader:
         self.size = 0
         self.tagged = False
         self.undos = 0
+        self.kind = None
         self._header = {}   # key -> (value, lineno)
 
     @property
@@ -250,6 +252,7 @@ class Reader:
     def feed_bytes(self, raw):
         """Read the next line from its bytes, the newline included (readline(LIMIT) of a
         file). Raises NotationError or IllegalAction; the game is unchanged then."""
+        self.kind = None
         n = len(raw)
         if not n or raw[n - 1] != 10:
             self.lineno += 1
@@ -273,12 +276,14 @@ class Reader:
         """Read the next line of text. Raises NotationError or IllegalAction; the game is
         unchanged then."""
         self.lineno += 1
+        self.kind = None
         line, tag = untag(line, self.lineno, self.tagged)
         parsed = parse_line(line)
         self.tagged = self.tagged or tag
         if parsed is None:
             return 0
         what, key, args, seat = parsed
+        self.kind = what
         if what == "header":
             if self.game is not None:
                 raise NotationError(_HEADER_LATE, key)
