@@ -62,13 +62,18 @@ def replay(path):
         f = open(path, "rb")
     except OSError:
         return None, (0, "syntax", "cannot open file")
-    reader = notation.Reader()
     try:
-        error = reader.read(f)
+        return replay_file(f)
     except OSError:   # a directory, or a read error
         return None, (0, "syntax", "cannot read file")
     finally:
         f.close()
+
+
+def replay_file(f):
+    """replay() of a file object opened 'rb' (or anything with readline(n))."""
+    reader = notation.Reader()
+    error = reader.read(f)
     game = reader.game
     if error is not None and game is None and reader.kind != "header":
         try:
@@ -78,11 +83,11 @@ def replay(path):
     return game, error
 
 
-def plain(path):
-    """(text, error): the plain game record of a file - header and actions in canonical
-    notation, no checksum tags, undo lines played out - or None when the file has a problem
-    (then error says where, as replay gives it)."""
-    game, error = replay(path)
+def plain(f):
+    """(text, error) for a record in a file object opened 'rb': the plain game record -
+    header and actions in canonical notation, no checksum tags, undo lines played out - or
+    None when the record has a problem (error says where, as replay gives it)."""
+    game, error = replay_file(f)
     if error is not None or game is None:
         return None, error
     return notation.write(game), None
