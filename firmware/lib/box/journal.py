@@ -101,12 +101,18 @@ class Journal:
         if not st.isdir(self.root):
             return
         for name in st.listdir(self.root):
-            if name.endswith(".tmp"):
-                st.remove(self._path(name))
+            try:
+                if name.endswith(".tmp"):
+                    st.remove(self._path(name))
+            except OSError:
+                pass   # never read; removed at a later power-up
         nxt = self._path(NEXT)
         if st.exists(nxt):
             if st.exists(self.current):
-                st.remove(nxt)
+                try:
+                    st.remove(nxt)
+                except OSError:
+                    pass   # removed at a later power-up; the running game is current.txt
             else:
                 st.rename(nxt, self.current)
 
@@ -127,12 +133,12 @@ class Journal:
             lines = reader.lineno - 1
             # A header cut short would start a different game: when the record breaks
             # before its first action, all header lines must have come before the break.
-            if game is None and reader.keys == len(HEADERS):
+            if game is None and len(reader.header) == len(HEADERS):
                 try:
                     game = reader.finish()
                 except Exception:
                     game = None
-        if box_game and reader.tagged and reader.keys < len(HEADERS):
+        if box_game and reader.tagged and len(reader.header) < len(HEADERS):
             game = None
         dropped = self._count_rest(path, reader.size) if error is not None else 0
         if game is None:
@@ -270,6 +276,8 @@ class Journal:
         st = self.store
         if self._lines is None or self._actions != len(game) or not st.exists(self.current):
             self._write(game, len(game))
+        if st.exists(self._path(NEXT)):
+            st.remove(self._path(NEXT))   # a stale new record must not take the place
         folder = self._path(ARCHIVE)
         self._ensure(folder)
         numbers = self.archived()
@@ -326,4 +334,4 @@ class Journal:
             return None
         return {"players": game.players, "dealer": game.dealer, "expansion": game.expansion,
                 "revolution": game.revolution_size, "sticks": game.tokens,
-                "hands": list(game.hands) if reader.has("hands") else None}
+                "hands": list(game.hands) if "hands" in reader.header else None}

@@ -228,7 +228,7 @@ class Reader:
 
     `lineno` counts the lines fed, `size` the bytes of the lines accepted by feed_bytes,
     `tagged` tells whether a line with a checksum tag has been read (then every later line
-    needs one), `keys` how many header lines have been read, `kind` what the last line was
+    needs one), `header` the header lines read, `kind` what the last line was
     ("header", "action", "undo"; None for a blank line or one that does not parse).
     """
 
@@ -239,15 +239,7 @@ class Reader:
         self.tagged = False
         self.undos = 0
         self.kind = None
-        self._header = {}   # key -> (value, lineno)
-
-    @property
-    def keys(self):
-        return len(self._header)
-
-    def has(self, key):
-        """True when the header line `key` has been read."""
-        return key in self._header
+        self.header = {}    # header lines read: key -> (value, lineno)
 
     def feed_bytes(self, raw):
         """Read the next line from its bytes, the newline included (readline(LIMIT) of a
@@ -287,7 +279,7 @@ class Reader:
         if what == "header":
             if self.game is not None:
                 raise NotationError(_HEADER_LATE, key)
-            if key in self._header:
+            if key in self.header:
                 raise NotationError(_HEADER_TWICE, key)
             if key == "hands":   # how many counts it needs is the game's to check
                 value = list(map(_number, args))
@@ -297,7 +289,7 @@ class Reader:
                 value = args[0].lower()
             else:
                 value = _number(args[0])
-            self._header[key] = (value, self.lineno)
+            self.header[key] = (value, self.lineno)
             return 0
         game = self.finish()
         if key == UNDO:
@@ -313,7 +305,7 @@ class Reader:
         with no actions, which still needs a valid header)."""
         if self.game is not None:
             return self.game
-        header = self._header
+        header = self.header
         if "players" not in header:
             self.lineno = max(self.lineno, 1)
             raise NotationError(_NO_PLAYERS)
