@@ -225,6 +225,7 @@ class App:
     def _undo(self):
         game = self.game
         if game is None or not len(game):
+            self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
         try:
             self.journal.undo(game)   # on flash first: one 'undo' line appended
