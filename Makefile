@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv sim test typecheck bench package-json clean
+.PHONY: all venv sim test typecheck bench soak-records package-json clean
 
 all: test
 
@@ -33,6 +33,12 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
+# record reader on CPython and MicroPython; prints the counts, fails on any difference.
+SOAK ?= 100000
+soak-records: $(STAMP)
+	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
