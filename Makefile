@@ -11,7 +11,7 @@ WEB := host_tools/webpage
 WEB_STAMP := $(WEB)/node_modules/.installed
 NPM := $(shell command -v npm 2>/dev/null)
 
-.PHONY: all venv sim web web-deps test typecheck bench package-json clean
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean
 
 all: test
 
@@ -48,6 +48,12 @@ web: $(STAMP) $(WEB_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
+# record reader on CPython and MicroPython; prints the counts, fails on any difference.
+SOAK ?= 100000
+soak-records: $(STAMP)
+	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
