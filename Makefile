@@ -1,11 +1,17 @@
-# Matchbox: `make sim` opens the box in the terminal simulator, `make test` runs every check.
+# Matchbox: `make sim` opens the box in the terminal simulator, `make web` in a browser,
+# `make test` runs every check.
 # Both bootstrap a local .venv from pyproject.toml first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The page of `matchbox web`: the MicroPython WebAssembly build from npm (pinned by its lockfile).
+# Without npm the browser tests are skipped (they say how to install what is missing).
+WEB := host_tools/webpage
+WEB_STAMP := $(WEB)/node_modules/.installed
+NPM := $(shell command -v npm 2>/dev/null)
 
-.PHONY: all venv sim test typecheck bench soak-records package-json clean
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean
 
 all: test
 
@@ -20,7 +26,13 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
+$(WEB_STAMP): $(WEB)/package.json $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund
+	touch $(WEB_STAMP)
+
+web-deps: $(WEB_STAMP)
+
+test: $(STAMP) $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest
@@ -30,6 +42,9 @@ typecheck: $(STAMP)
 
 sim: $(STAMP)
 	$(BIN)/matchbox sim
+
+web: $(STAMP) $(WEB_STAMP)
+	$(BIN)/matchbox web
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
@@ -45,4 +60,4 @@ package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build .pytest_cache .hypothesis $(WEB)/node_modules

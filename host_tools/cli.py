@@ -15,6 +15,7 @@ COMMANDS = (
     ("doctor", "host_tools.doctor", "check a connected box: firmware, displays, keys"),
     ("watch", "host_tools.watch", "live mirror of a box over USB serial"),
     ("wiring", "host_tools.wiring", "regenerate the wiring diagram from the pin map"),
+    ("web", "host_tools.web", "the box in a web browser: build the page, serve it, open it"),
 )
 
 

@@ -93,6 +93,14 @@ def test_bus_raises_oserror_for_missing_or_unplugged_chips():
         bus.writeto(0x70, b"\x21")
 
 
+def test_bus_scan_lists_the_chips_plugged_in():
+    chips = [VirtualHT16K33(0x72), VirtualHT16K33(0x70), VirtualHT16K33(0x71)]
+    bus = VirtualBus(chips)
+    assert bus.scan() == [0x70, 0x71, 0x72]
+    chips[2].plugged = False
+    assert bus.scan() == [0x70, 0x72]
+
+
 def test_firmware_driver_on_the_model_round_trips_text():
     chip = VirtualHT16K33(0x70)
     d = HT16K33(VirtualBus([chip]), 0x70, brightness=6)

@@ -6,7 +6,9 @@ the display shows anything at all (False: unplugged or dark, drawn dim with a no
 `from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
 row, each with a label under it, and returns the SVG text; the output depends only on its
 arguments, so generated pictures can be checked for staleness byte for byte. The elements
-are written with host_tools.svg.
+are written with host_tools.svg. With `ident` (the web page's markup, host_tools/web.py)
+every display, segment, point and colon dot also gets an id, so a page can light segments by
+toggling a class instead of drawing digits.
 
 Geometry in millimetres, close to the real part: a 50 x 19 mm module, 12 mm high italic
 digits, lit segments red with a soft glow, unlit segments faint.
@@ -79,9 +81,15 @@ def from_chip(chip):
     return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
 
 
-def module(parent, x, y, masks, colon=False, lit=True):
-    """Add one display module with its top left corner at (x, y) mm to an SVG element."""
-    group = svg.add(parent, "g", transform="translate(%s %s)" % (number(x), number(y)))
+def module(parent, x, y, masks, colon=False, lit=True, ident=None):
+    """Add one display module with its top left corner at (x, y) mm to an SVG element. With
+    `ident`, ids: the module `ident`, segment b of digit 0 `ident-0b` (a-g), its point
+    `ident-0p`, the colon's dots `ident-c1` and `ident-c2`."""
+    group = svg.add(parent, "g", transform="translate(%s %s)" % (number(x), number(y)), id=ident)
+
+    def name(part):
+        return "%s-%s" % (ident, part) if ident else None
+
     svg.add(group, "rect", width=MODULE_W, height=MODULE_H, rx=1.2, fill=BODY)
     svg.add(group, "rect", x=1.6, y=1.6, width=MODULE_W - 3.2, height=MODULE_H - 3.2, rx=0.6,
             fill=FACE)
@@ -99,25 +107,27 @@ def module(parent, x, y, masks, colon=False, lit=True):
         for bit, pts in enumerate(SEGMENTS):
             on = bool(mask >> bit & 1)
             svg.add(digit, "polygon", points=svg.points(pts), fill=LIT if on else off,
-                    filter=glow(on))
+                    filter=glow(on), id=name("%d%s" % (i, "abcdefg"[bit])))
         on = bool(mask & 0x80)
         svg.add(digit, "circle", cx=DIGIT_W + 1.55, cy=DIGIT_H + 0.15, r=POINT_R,
-                fill=LIT if on else off, filter=glow(on))
+                fill=LIT if on else off, filter=glow(on), id=name("%dp" % i))
     on = bool(colon and lit)
     # the colon's dots sit a third and two thirds of the way down, leaning like the digits
     lean = math.tan(math.radians(SKEW))
-    for frac in (1 / 3.0, 2 / 3.0):
+    for k, frac in enumerate((1 / 3.0, 2 / 3.0)):
         cy = DIGIT_Y + DIGIT_H * frac
         cx = COLON_X + (DIGIT_Y + DIGIT_H - cy) * lean
         svg.add(group, "circle", cx=cx, cy=cy, r=POINT_R, fill=LIT if on else off,
-                filter=glow(on))
+                filter=glow(on), id=name("c%d" % (k + 1)))
     return group
 
 
-def picture(displays, labels=None, caption=None):
+def picture(displays, labels=None, caption=None, ident=None):
     """The SVG text of displays side by side. `displays`: (masks, colon, lit) per display;
     `labels`: a text under each (unlit displays get "(dark)" appended); `caption`: a line
-    under everything."""
+    under everything; `ident`: one name per display, for the ids of its parts (see module),
+    and then the glow filter is `NAME-glow` after the first name, so that several pictures can
+    share a page."""
     n = max(len(displays), 1)
     width = 2 * MARGIN + n * MODULE_W + (n - 1) * GAP
     height = 2 * MARGIN + MODULE_H + (LABEL_H if labels else 0) + (CAPTION_H if caption else 0)
@@ -125,7 +135,7 @@ def picture(displays, labels=None, caption=None):
                         font_family="Helvetica, Arial, sans-serif")
     if caption:
         svg.add(root, "title", caption)
-    blur = svg.add(svg.add(root, "defs"), "filter", id="glow", x="-50%", y="-50%", width="200%",
+    blur = svg.add(svg.add(root, "defs"), "filter", id=ident[0] + "-glow" if ident else "glow", x="-50%", y="-50%", width="200%",
                    height="200%")
     svg.add(blur, "feGaussianBlur", in_="SourceGraphic", stdDeviation=0.45, result="blur")
     merge = svg.add(blur, "feMerge")
@@ -134,7 +144,7 @@ def picture(displays, labels=None, caption=None):
     svg.add(root, "rect", width=width, height=height, rx=2.5, fill=BACKGROUND)
     for i, (masks, colon, lit) in enumerate(displays):
         x = MARGIN + i * (MODULE_W + GAP)
-        module(root, x, MARGIN, masks, colon, lit)
+        module(root, x, MARGIN, masks, colon, lit, ident[i] if ident else None)
         if labels:
             text = labels[i] if i < len(labels) else ""
             if not lit:

@@ -20,7 +20,10 @@ lit, and ':' between digits 1 and 2 when the colon is lit. So "F.2:5 " is F with
 Set `plugged = False` to pull the backpack off the bus: write() then returns False (a NACK,
 which a bridge turns into OSError) and changes nothing; plugging it back in is a power-on,
 which resets the chip (oscillator and display off, RAM cleared). VirtualBus puts chips
-behind a machine.I2C-like writeto() for code that wants a bus.
+behind a machine.I2C-like writeto() and scan() for code that wants a bus.
+
+Plain Python that also runs under MicroPython: the web page (host_tools/web.py) runs this very
+model in the browser, next to the firmware.
 """
 import errno
 
@@ -128,7 +131,7 @@ class VirtualHT16K33:
 
 
 class VirtualBus:
-    """A machine.I2C-like bus (writeto only) holding virtual chips; absent or unplugged
+    """A machine.I2C-like bus (writeto, scan) holding virtual chips; absent or unplugged
     chips raise OSError(ENODEV) like a bus that got no ACK."""
 
     def __init__(self, chips=()):
@@ -139,3 +142,7 @@ class VirtualBus:
         if chip is None or not chip.write(buf):
             raise OSError(errno.ENODEV, "no ACK from 0x%02x" % addr)
         return len(buf)
+
+    def scan(self):
+        """The addresses that answer: the chips that are plugged in, in order."""
+        return sorted([a for a in self.chips if self.chips[a].plugged])

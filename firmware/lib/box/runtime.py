@@ -30,11 +30,18 @@ def build(hw, pinmap=None):
     return App(displays, keys, buzzer, journal, hw.ticks_ms, hw.emit)
 
 
-def run(hw, pinmap=None):
-    """Boot the app (resuming the journalled game) and loop forever."""
+def start(hw, pinmap=None):
+    """The app, built and booted (resuming the journalled game), ready for app.step()."""
     app = build(hw, pinmap)
     hw.app = app   # lets a simulator or debugger reach the running game
     app.boot()
+    return app
+
+
+def run(hw, pinmap=None):
+    """Boot the app and loop forever. (The web page, which cannot loop, calls start() and then
+    app.step() from a timer.)"""
+    app = start(hw, pinmap)
     while True:
         app.step()
         hw.idle()

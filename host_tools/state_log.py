@@ -1,0 +1,142 @@
+"""What happened between two box states, in words: the log of `matchbox watch` and of the web page.
+
+Reads the state JSON the firmware emits after every action (tycoon.state.to_json) and names
+the single action that leads from one state to the next ("seat 3 played 2 x 9 (2 sticks)").
+Plain Python that also runs under MicroPython: the web page runs it in the browser.
+"""
+import json
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def parse_state(line):
+    """The state dict of a state line, or None for any other line."""
+    line = line.strip()
+    if not line.startswith("{"):
+        return None
+    try:
+        s = json.loads(line)
+        n = s["players"]
+        ok = (_is_int(n) and 2 <= n <= 8 and len(s["seats"]) == n
+              and (s["turn"] is None or _is_int(s["turn"]) and 1 <= s["turn"] <= n)
+              and isinstance(s["revolution"], bool) and isinstance(s["finished"], bool)
+              and isinstance(s["strongest"], str) and _is_int(s["supply"])
+              and all(_is_int(x) for x in s["ranking"]))
+        for i, seat in enumerate(s["seats"]):
+            ok = ok and seat["seat"] == i + 1 and _is_int(seat["cards"]) and _is_int(seat["sticks"]) \
+                and (seat["rank"] is None or _is_int(seat["rank"]))
+        t = s["table"]
+        if t is not None:
+            ok = ok and isinstance(t["value"], str) and _is_int(t["count"]) and _is_int(t["seat"]) \
+                and _is_int(t["sticks"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return s if ok else None
+
+
+def _sticks_total(s):
+    return sum(x["sticks"] for x in s["seats"]) + s["supply"] + (s["table"]["sticks"] if s["table"] else 0)
+
+
+def action(prev, cur):
+    """The single action that turns state prev into cur, or None when there is none:
+    ("play", seat, count, value, sticks spent), ("pass", seat) or ("return", seat)."""
+    n = prev["players"]
+    s = prev["turn"]
+    if cur["players"] != n or not s or _sticks_total(prev) != _sticks_total(cur):
+        return None
+    i = s - 1
+    ps, cs = prev["seats"], cur["seats"]
+    if any(ps[j]["cards"] != cs[j]["cards"] for j in range(n) if j != i):
+        return None
+    others_same = all(ps[j]["sticks"] == cs[j]["sticks"] for j in range(n) if j != i)
+    played = ps[i]["cards"] - cs[i]["cards"]
+    spent = ps[i]["sticks"] - cs[i]["sticks"]
+    if played == 0 and others_same:
+        if spent == -1 and ps[i]["cards"] and prev["table"] is not None:
+            return ("pass", s)
+        if spent == 1 and not ps[i]["cards"]:
+            return ("return", s)
+        return None
+    if not 1 <= played <= 5 or spent < 0 or prev["table"] and prev["table"]["count"] != played:
+        return None
+    table = cur["table"]
+    if table is not None:
+        if table["seat"] != s or table["count"] != played or not others_same:
+            return None
+        return ("play", s, played, table["value"], spent)
+    # Only a play of the strongest value clears the table: every other seat still in takes a stick.
+    if any(cs[j]["sticks"] - ps[j]["sticks"] != (0 if cs[j]["rank"] else 1) for j in range(n) if j != i):
+        return None
+    return ("play", s, played, cur["strongest"], spent)
+
+
+def _sticks(n):
+    return "no sticks" if n == 0 else "1 stick" if n == 1 else "%d sticks" % n
+
+
+def _say(act):
+    if act[0] == "play":
+        _, seat, count, value, spent = act
+        return "seat %d played %d x %s%s" % (seat, count, value, " (%s)" % _sticks(spent) if spent else "")
+    if act[0] == "pass":
+        return "seat %d passed" % act[1]
+    return "seat %d returned a stick" % act[1]
+
+
+def _fresh(s):
+    return (not s["ranking"] and s["table"] is None and not s["revolution"] and not s["finished"]
+            and all(x["sticks"] == 1 for x in s["seats"]))
+
+
+def _turn(s):
+    return "game over" if s["finished"] else "seat %d to act" % s["turn"]
+
+
+def changes(prev, cur):
+    """Log lines for the step from state prev (None: the first state seen) to cur."""
+    if prev is None:
+        return ["watching: %d players, %s" % (cur["players"], _turn(cur))]
+    if prev == cur:
+        return []
+    act = action(prev, cur)
+    if act is None:
+        back = action(cur, prev)
+        if back is not None:
+            return ["undo (taken back: %s)" % _say(back)]
+        if _fresh(cur):
+            return ["new game: %d players, cards %s, seat %d leads" % (
+                cur["players"], " ".join(str(x["cards"]) for x in cur["seats"]), cur["turn"])]
+        return ["the state jumped (lines missed?): %s" % _turn(cur)]
+    out = [_say(act)]
+    if cur["revolution"] != prev["revolution"]:
+        out.append("revolution! %s is now strongest" % cur["strongest"] if cur["revolution"]
+                   else "revolution again! back to the normal order, %s strongest" % cur["strongest"])
+    forced = act[0] == "play" and cur["table"] is None
+    if forced:
+        out.append("%s is strongest: every other seat takes a stick" % act[3])
+    for rank, seat in enumerate(cur["ranking"][len(prev["ranking"]):], len(prev["ranking"]) + 1):
+        if cur["finished"] and rank == cur["players"]:
+            out.append("seat %d is the last one left (rank %d)" % (seat, rank))
+        else:
+            out.append("seat %d went out (rank %d)" % (seat, rank))
+    if cur["finished"]:
+        out.append("game over: ranking %s" % " ".join(str(x) for x in cur["ranking"]))
+    elif prev["table"] is not None and cur["table"] is None or forced:
+        out.append("table cleared: seat %d leads" % cur["turn"])
+    return out
+
+
+def order_text(s):
+    if s["revolution"]:
+        return "REVOLUTION: order reversed, %s strongest" % s["strongest"]
+    return "normal order, %s strongest" % s["strongest"]
+
+
+def table_text(s):
+    t = s["table"]
+    if t is None:
+        return "empty"
+    return "%d x %s by seat %d, %s on it" % (t["count"], t["value"], t["seat"], _sticks(t["sticks"]))

@@ -1,0 +1,183 @@
+"""`matchbox web`: the box in a web browser, the real firmware under MicroPython WebAssembly.
+
+Builds a static site (plain files any static host can serve) into a folder, serves that folder
+on localhost and opens it. The site holds the firmware's own `.py` files, the page's board
+(host_tools/webpage/board.py with the virtual parts it reuses), the MicroPython WebAssembly
+build copied from host_tools/webpage/node_modules (`npm ci --prefix host_tools/webpage`), and
+the page (index.html, page.css, page.js). The displays' markup is written here by
+host_tools.virtual.display_svg, the renderer of the docs' pictures. See docs/web.md.
+"""
+import functools
+import http.server
+import json
+import os
+import shutil
+import sys
+import tempfile
+import webbrowser
+
+from host_tools import ROOT
+from host_tools.virtual import display_svg
+
+PAGE = os.path.join(ROOT, "host_tools", "webpage")
+WASM = os.path.join(PAGE, "node_modules", "@micropython", "micropython-webassembly-pyscript")
+WASM_FILES = ("micropython.mjs", "micropython.wasm")
+PAGE_FILES = ("index.html", "page.css", "page.js")
+# Python files of the page's board: (source, name in the site's py/page/)
+BOARD_FILES = (
+    ("host_tools/webpage/board.py", "board.py"),
+    ("host_tools/virtual/mpy/parts.py", "parts.py"),
+    ("host_tools/virtual/ht16k33.py", "ht16k33.py"),
+    ("host_tools/replay_portable.py", "replay_portable.py"),
+    ("host_tools/state_log.py", "state_log.py"),
+)
+BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
+KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
+            "MENU": "m, M held"}
+TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+         ".py": "text/plain; charset=utf-8", ".json": "application/json", ".css": "text/css",
+         ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
+
+
+class WebError(Exception):
+    """The site cannot be built or served; the message says why and what to do."""
+
+
+def add_arguments(parser):
+    parser.add_argument("--port", type=int, default=8765,
+                        help="port on localhost to serve on (default 8765; 0 picks a free one)")
+    parser.add_argument("--no-open", action="store_true", help="serve, but do not open a browser")
+    parser.add_argument("--build-only", metavar="DIR",
+                        help="write the site into DIR (created if missing) and exit, no server")
+
+
+def _pinmap():
+    with open(os.path.join(ROOT, "firmware", "pinmap.json")) as f:
+        return json.load(f)
+
+
+def displays_markup(pinmap):
+    """One SVG per display, all segments dark, each part with an id (display_svg's ids)."""
+    out = []
+    for i, d in enumerate(pinmap["displays"]):
+        label = "%d %s" % (i + 1, d["role"].split(":")[0])
+        svg = display_svg.picture([((0, 0, 0, 0), False, True)], [label], ident=["d%d" % i])
+        out.append(svg.replace("<svg ", '<svg role="img" aria-label="display %d" ' % (i + 1), 1))
+    return "\n".join(out)
+
+
+def segment_style(count):
+    """The CSS that lights a segment: display_svg's colours and each picture's own glow."""
+    rules = ["svg .on { fill: %s; }" % display_svg.LIT,
+             "svg .dark polygon, svg .dark circle { fill: %s; }" % display_svg.OFF]
+    rules += ["#d%d .on { filter: url(#d%d-glow); }" % (i, i) for i in range(count)]
+    return "\n".join(rules)
+
+
+def _key(name, extra=""):
+    hint = KEYBOARD.get(name, name.lower() if len(name) == 1 else "")
+    return ('<button type="button" class="key%s" data-key="%s" title="%s (keyboard: %s)">%s</button>'
+            % (extra, name, name, hint, name))
+
+
+def page_html(pinmap):
+    with open(os.path.join(PAGE, "index.html")) as f:
+        html = f.read()
+    keypad = "".join(_key(k) for row in pinmap["keypad"]["legend"] for k in row.upper())
+    buttons = "".join(_key(b, " button" if len(b) > 1 else "") for b in BUTTONS)
+    return (html.replace("{{displays}}", displays_markup(pinmap))
+            .replace("{{segment_style}}", segment_style(len(pinmap["displays"])))
+            .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons))
+
+
+def _copy(src, dest):
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    shutil.copyfile(src, dest)
+
+
+def build(dest):
+    """Write the site into dest; returns the list of files written (relative paths)."""
+    missing = [n for n in WASM_FILES if not os.path.isfile(os.path.join(WASM, n))]
+    if missing:
+        raise WebError("the MicroPython WebAssembly build is not installed (%s missing): "
+                       "run `npm ci --prefix host_tools/webpage` (or `make web-deps`)"
+                       % ", ".join(missing))
+    pinmap = _pinmap()
+    os.makedirs(dest, exist_ok=True)
+    written = []
+    py = []
+    lib = os.path.join(ROOT, "firmware", "lib")
+    for package in sorted(os.listdir(lib)):
+        folder = os.path.join(lib, package)
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py"):
+                py.append((os.path.join(folder, name), "py/lib/%s/%s" % (package, name)))
+    for src, name in BOARD_FILES:
+        py.append((os.path.join(ROOT, src), "py/page/" + name))
+    py.append((os.path.join(ROOT, "firmware", "pinmap.json"), "py/flash/pinmap.json"))
+    for src, rel in py:
+        _copy(src, os.path.join(dest, rel))
+    written += [rel for _, rel in py]
+    with open(os.path.join(dest, "files.json"), "w") as f:
+        json.dump([rel for _, rel in py], f, indent=0)
+    written.append("files.json")
+    for name in WASM_FILES:
+        _copy(os.path.join(WASM, name), os.path.join(dest, name))
+        written.append(name)
+    for name in PAGE_FILES[1:]:
+        _copy(os.path.join(PAGE, name), os.path.join(dest, name))
+        written.append(name)
+    with open(os.path.join(dest, "index.html"), "w") as f:
+        f.write(page_html(pinmap))
+    written.append("index.html")
+    return written
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES)
+
+    def log_message(self, format, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        http.server.SimpleHTTPRequestHandler.end_headers(self)
+
+
+def server(folder, port=0):
+    """An HTTP server of `folder` on 127.0.0.1 (port 0: a free one); serve_forever() to run."""
+    handler = functools.partial(_Handler, directory=folder)
+    try:
+        return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as exc:
+        raise WebError("cannot serve on port %d: %s (try --port)" % (port, exc.strerror))
+
+
+def run(args):
+    try:
+        if args.build_only:
+            files = build(args.build_only)
+            print("wrote %d files to %s" % (len(files), args.build_only))
+            return 0
+        folder = tempfile.mkdtemp(prefix="matchbox-web-")
+        try:
+            build(folder)
+            httpd = server(folder, args.port)
+            url = "http://127.0.0.1:%d/" % httpd.server_address[1]
+            print("the box is at %s (Ctrl-C stops the server)" % url, flush=True)
+            if not args.no_open:
+                webbrowser.open(url)
+            try:
+                httpd.serve_forever()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                httpd.server_close()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    except WebError as exc:
+        print("matchbox web: %s" % exc, file=sys.stderr)
+        return 2
+    return 0

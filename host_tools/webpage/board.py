@@ -1,0 +1,227 @@
+"""The box's `hw` in a web page: runs under MicroPython WebAssembly next to the real firmware.
+
+The page (page.js) calls these functions; everything else is the firmware's own code:
+- boot(now): build the board and start the app (box.runtime.start: the journalled game
+  resumes, as after a power cut); step(now): one main-loop pass at the page's clock. The wasm
+  build runs Python only when JavaScript calls it, so the page drives the loop from a timer
+  instead of box.runtime.run's endless loop.
+- key(name, down): a key or button held or let go; the firmware's own scan reads the pins.
+- The displays are host_tools/virtual/ht16k33.py (the one chip model) on a VirtualBus; the
+  keypad wires are host_tools/virtual/mpy/parts.py's (ColumnPin, ButtonPin and the matrix).
+- The journal's files live in the emulated filesystem; after a step that wrote them the page
+  copies them to the browser's storage (flash_dirty()), and puts them back before boot().
+- record(): the game as plain notation; load(path): a record checked by the same reader as
+  `matchbox replay` (host_tools/replay_portable.py), then installed as the current game.
+Each step answers with one JSON text of what changed (displays, tones, state lines, log).
+"""
+import json
+
+import parts
+import replay_portable
+import state_log
+from ht16k33 import VirtualBus, VirtualHT16K33
+from box import pins, runtime, store
+from tycoon import notation
+
+MASK = parts.MASK
+
+
+class Buzzer:
+    """machine.PWM-like: each change of tone is kept for the page (which plays it)."""
+
+    def __init__(self, board):
+        self.board = board
+        self._freq = 1000
+        self._duty = 0
+
+    def freq(self, hz=None):
+        if hz is None:
+            return self._freq
+        if hz != self._freq:
+            self._freq = hz
+            if self._duty:
+                self.board.tones.append((hz, self._duty))
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        if d != self._duty:
+            self._duty = d
+            self.board.tones.append((self._freq, d))
+
+    def deinit(self):
+        self.duty_u16(0)
+
+
+class PageStore(store.Store):
+    """box.store.Store on the page's filesystem, noting every write so the page can save
+    the files to the browser's storage at the end of the step."""
+
+    def __init__(self, board):
+        self.board = board
+
+    def open(self, path, mode):
+        if "r" not in mode or "+" in mode:
+            self.board.dirty = True
+        return store.Store.open(self, path, mode)
+
+    def rename(self, src, dst):
+        self.board.dirty = True
+        store.Store.rename(self, src, dst)
+
+    def remove(self, path):
+        self.board.dirty = True
+        store.Store.remove(self, path)
+
+    def mkdir(self, path):
+        self.board.dirty = True
+        store.Store.mkdir(self, path)
+
+
+class PageBoard(parts.VirtualBoard):
+    """The virtual board's keypad wiring (parts.VirtualBoard), with the page's displays,
+    buzzer, clock and file store."""
+
+    def __init__(self, pinmap, now):
+        addresses = pins.addresses(pinmap)
+        parts.VirtualBoard.__init__(self, pinmap, addresses, t0=now)
+        self.chips = [VirtualHT16K33(a) for a in addresses]
+        self.i2c = VirtualBus(self.chips)
+        self.pwm = Buzzer(self) if pinmap.get("buzzer") else None
+        self.tones = []
+        self.flash = PageStore(self)
+        self.dirty = False
+        self.lines = []       # hw.emit lines not yet handed to the page
+        self.seen = [-1] * len(self.chips)   # chip transactions drawn so far
+        self.hw = PageHW(self)
+
+
+class PageHW:
+    """The `hw` object the firmware gets (the contract: docs/architecture.md)."""
+
+    def __init__(self, board):
+        self.board = board
+        self.i2c = board.i2c
+        self.rows = board.rows
+        self.cols = board.cols
+        self.buttons = board.buttons
+        self.buzzer = board.pwm
+        self.ticks_ms = board.ticks_ms
+        self.games = "games"
+        self.store = board.flash
+        self.app = None
+
+    def watchdog(self, timeout_ms=8000):
+        pass   # nothing can hang between two timer calls of the page
+
+    def stop_watchdog(self):
+        pass
+
+    def idle(self):
+        pass   # time passes between the page's timer calls
+
+    def emit(self, line):
+        self.board.lines.append(line)
+
+
+_board = None
+_state = None    # the last state seen, for the log
+_app = None
+
+
+def boot(now):
+    """Power up: the board, then the firmware's app on it. Returns the first frame."""
+    global _board, _app, _state
+    m = pins.load()
+    _board = PageBoard(m, int(now) & MASK)
+    _state = None
+    _app = runtime.start(_board.hw, m)
+    if _app.game is not None:
+        _board.lines.append(_json_state())
+    return frame(True)
+
+
+def _json_state():
+    from tycoon.state import to_json
+    return to_json(_app.game)
+
+
+def step(now):
+    """One main-loop pass at the page's clock (ms). Returns a frame, "" when nothing changed."""
+    _board.now = int(now) & MASK
+    _app.step()
+    return frame(False)
+
+
+def key(name, down):
+    """Hold (down true) or let go of a key: a keypad face or a button name."""
+    if down:
+        _board.down.add(name.upper())
+    else:
+        _board.down.discard(name.upper())
+
+
+def frame(full):
+    """JSON of what changed since the last frame: "d" displays (masks, colon, lit) and "t"
+    their reading in text (for screen readers), "b" tones (hz, duty), "s" the last state with
+    "order" and "table" in words, "log" lines saying what happened, "flash" when the journal's
+    files changed; "" for nothing."""
+    global _state
+    b = _board
+    out = {}
+    shown = []
+    changed = full
+    for i, chip in enumerate(b.chips):
+        if chip.transactions != b.seen[i]:
+            b.seen[i] = chip.transactions
+            changed = True
+        shown.append(chip.digits() + [1 if chip.colon else 0, 1 if chip.plugged and chip.lit else 0])
+    if changed:
+        out["d"] = shown
+        out["t"] = [chip.text() if chip.plugged and chip.lit else "" for chip in b.chips]
+    if b.tones:
+        out["b"] = b.tones
+        b.tones = []
+    if b.lines:
+        log = []
+        for line in b.lines:
+            cur = state_log.parse_state(line)
+            if cur is not None:
+                log += state_log.changes(_state, cur)
+                _state = cur
+                out["s"] = cur
+                out["order"] = state_log.order_text(cur)
+                out["table"] = state_log.table_text(cur)
+        b.lines = []
+        out["log"] = log
+    if b.dirty:
+        out["flash"] = 1
+        b.dirty = False
+    return json.dumps(out) if out else ""
+
+
+def record():
+    """The game in plain notation (header and one line per action), "" without a game."""
+    if _app is None or _app.game is None:
+        return ""
+    return notation.write(_app.game)
+
+
+def load(path, name):
+    """Check the record in file `path` (named `name` to the player) with the reader of
+    `matchbox replay`; when it is sound, archive the game in progress and power up with it as
+    the current game. Returns "" when loaded, else the error, and then nothing changed."""
+    game, error = replay_portable.replay(path)
+    if error is not None:
+        return "%s:%d: %s: %s" % (name, error[0], error[1], error[2])
+    if game is None:
+        return "%s: no game in this file" % name
+    journal = _app.journal
+    if _app.game is not None:
+        try:
+            journal.archive(_app.game)
+        except OSError:
+            return "%s: the box's storage is full, the game in progress stays" % name
+    journal.start(game)
+    _board.dirty = True
+    return ""
