@@ -293,18 +293,17 @@ class Game:
         action is made, for play/pass_turn/return_stick, undo, the box and the record reader.
         Returns event flags. A pass (take a stick) and a return (no cards left) are both the
         seat declining."""
+        n = top = total = declared = 0   # a play's cards, value, cost and 'as' flag
         if kind == PLAY:
-            declared = _DECLARED if value is not None else 0
+            if value is not None:
+                declared = _DECLARED
             top, total = self.check_play(faces, value, seat)
             n = len(faces)
             p = self.turn - 1
-            entry = bytes((PLAY << _KIND_SHIFT | n << _COUNT_SHIFT | p, top | declared))
-            entry += bytes(faces)
         else:
             p = self._check_turn(seat, kind == PASS)
             if kind == PASS and self.top_value < 0:
                 raise IllegalAction(_CANNOT_PASS)
-            entry = bytes((kind << _KIND_SHIFT | p,))
         # Legal: before it changes anything, a snapshot for undo when one is due (the state
         # after k * SNAP_EVERY actions, see _restore).
         log = self._log
@@ -317,12 +316,14 @@ class Game:
                 self._declined, self.revolution, self._played, *self.cards, *self.ranks,
                 *self.sticks)
             self._nsnaps = k
-        self._last = len(log)
-        log.extend(entry)   # the layout is described above, at _KIND_SHIFT
+        self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
+        log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
         self.nactions += 1
         seat = p + 1
         events = 0
         if kind == PLAY:
+            log.append(top | declared)
+            log.extend(bytes(faces))
             self.cards[p] -= n
             self.sticks[p] -= total
             self.table_sticks += total
