@@ -35,14 +35,15 @@ DIGITS = const(4)   # digits in a number at most
 
 # Messages, numbered: on MicroPython one long string takes much less heap than a dozen
 # string constants, and a message is only spelled out when a line is refused.
-_MESSAGES = ("bad number '%s'|'%s' is not a card|seat %d: with no action|"
-             "a seat prefix goes only before an action|unexpected '%s' after %s|"
-             "unknown word '%s'|'as' needs a value|play needs at least one card|"
-             "header '%s' after the first action|header '%s' repeated|%s needs one value|"
-             "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
-             "last line without a newline (cut short: the box drops it)|character U+%04X outside a comment|"
-             "number '%s' longer than %d digits|damaged checksum tag|"
-             "line without a checksum tag after a tagged line|nothing to undo")
+_MESSAGES = const("bad number '%s'|'%s' is not a card|seat %d: with no action|"
+                   "a seat prefix goes only before an action|unexpected '%s' after %s|"
+                   "unknown word '%s'|'as' needs a value|play needs at least one card|"
+                   "header '%s' after the first action|header '%s' repeated|%s needs one value|"
+                   "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
+                   "last line without a newline (cut short: the box drops it)|"
+                   "character U+%04X outside a comment|"
+                   "number '%s' longer than %d digits|damaged checksum tag|"
+                   "line without a checksum tag after a tagged line|nothing to undo")
 _BAD_NUMBER = const(0)
 _NOT_A_CARD = const(1)
 _SEAT_ALONE = const(2)
