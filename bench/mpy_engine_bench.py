@@ -1,9 +1,14 @@
 """MicroPython side of bench_engine.py: replay one record and report heap and timing.
 
-Run: MICROPYPATH=<engine lib folder> micropython -X heapsize=256K bench/mpy_engine_bench.py RECORD
-Prints one JSON line: heap for importing the engine, heap held by a replayed game, and the
-per-action times (record line through the reader, and the engine call alone) in microseconds.
-Also runs unchanged under CPython (heap figures are then reported as null).
+Run: MICROPYPATH=<engine lib folder> micropython -X heapsize=256K bench/mpy_engine_bench.py RECORD JOURNAL
+RECORD is the plain record, JOURNAL the same game as the box's journal holds it (checksum tags).
+Prints one JSON line: heap for importing the engine the box keeps while playing (cards, game,
+writer, state) and the record reader (notation); the heap at the end of reading the journal
+the way the box does at boot (engine, reader and the game read); the heap once the reader is
+let go as the box then does (the engine it keeps and the game: the steady state); the heap of
+a game replayed by engine calls and of a new one; and the per-action times (record line
+through the reader, and the engine call alone) in microseconds. Also runs unchanged under
+CPython (heap figures are then reported as null).
 """
 import gc
 import json
@@ -75,17 +80,33 @@ def new_game(like):
     return Game(like.players, like.dealer, like.expansion, like.revolution_size, like.tokens, list(like.hands))
 
 
-def main(path):
+def forget(name):
+    # What box.journal.Journal.forget_reader does at the end of boot: the module out of
+    # sys.modules and off its package, so that nothing holds it.
+    import tycoon
+    del sys.modules[name]
+    delattr(tycoon, name[7:])
+
+
+def main(path, journal):
     with open(path) as f:
         lines = f.read().split("\n")
-    names = ("tycoon.cards", "tycoon.game", "tycoon.notation", "tycoon.state")
-    marks = [0, 0, 0, 0, 0]   # allocated up front so that only the imports are counted
+    names = ("tycoon.cards", "tycoon.game", "tycoon.writer", "tycoon.state", "tycoon.notation")
+    marks = [0, 0, 0, 0, 0, 0, 0, 0]   # allocated up front so that only the imports are counted
     marks[0] = mem_alloc()
-    for i in range(4):   # each module after the ones it imports
+    for i in range(5):   # each module after the ones it imports; the reader last
         __import__(names[i])
         marks[i + 1] = mem_alloc()
-    m0, m1 = marks[0], marks[4]
-    by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(4)]
+    # boot: the journal read through the reader, as box.journal does; then the reader let go
+    f = open(journal, "rb")
+    booted, error, reader = sys.modules["tycoon.notation"].read(f)
+    f.close()
+    assert error is None
+    marks[6] = mem_alloc()   # engine + reader + the game read (and its Reader)
+    reader = f = None
+    forget("tycoon.notation")
+    marks[7] = mem_alloc()   # the engine the box keeps + the game: the steady state
+    by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(5)]
     from tycoon import notation, state
     from tycoon.game import PLAY, PASS
     feed_times, reference, header, actions = replay_record(notation, lines)
@@ -96,7 +117,7 @@ def main(path):
     m3 = mem_alloc()
     fresh = new_game(held)
     m4 = mem_alloc()
-    assert state.to_json(held) == reference
+    assert state.to_json(held) == reference == state.to_json(booted)
     assert len(fresh) == 0
     undo_times = []
     for _ in range(5):   # undo the last action of the long game (a snapshot and < 32 actions replayed), then redo it
@@ -113,8 +134,11 @@ def main(path):
     assert state.to_json(held) == reference
     print(json.dumps({
         "version": ".".join([str(x) for x in sys.implementation.version[:3]]),
-        "import_heap": delta(m0, m1),
         "import_heap_by_module": by_module,
+        "engine_heap": delta(marks[0], marks[4]),
+        "reader_heap": delta(marks[4], marks[5]),
+        "boot_heap": delta(marks[0], marks[6]),
+        "steady_heap": delta(marks[0], marks[7]),
         "game_heap": delta(m2, m3),
         "new_game_heap": delta(m3, m4),
         "actions": len(actions),
@@ -124,4 +148,4 @@ def main(path):
     }))
 
 
-main(sys.argv[1])
+main(sys.argv[1], sys.argv[2])

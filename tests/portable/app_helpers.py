@@ -57,12 +57,16 @@ class Journal:
         self.archived = []
         self.setup = None
         self.fail = False
+        self.forgotten = 0   # forget_reader calls
 
     def resume(self):
         if self.record is None:
             return None, 0
         game, error = notation.load(self.record.splitlines())
         return (game if error is None else None), 0
+
+    def forget_reader(self):
+        self.forgotten += 1
 
     def _check(self):
         if self.fail:

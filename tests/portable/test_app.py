@@ -21,6 +21,7 @@ def test_boot_without_game_opens_setup_with_defaults():
     app, bus, clock, journal = make_box()
     assert app.mode == A.SETUP
     assert screen(app, bus) == "PL 4|5Et |    |    "
+    assert journal.forgotten == 1   # the record reader is let go once boot has read the journal
 
 
 def test_setup_menu_defaults_start_a_four_player_game():

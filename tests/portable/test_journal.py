@@ -175,6 +175,16 @@ def test_resume_then_go_on():
         assert to_json(back) == to_json(game)
 
 
+def test_forget_reader_keeps_a_reader_loaded_by_someone_else():
+    # This test module loaded tycoon.notation itself: the journal must leave it in place.
+    with Folder() as d:
+        _journal_game(Journal(d.games), "five", 4)
+        journal = Journal(d.games)
+        game, dropped = journal.resume()
+        journal.forget_reader()
+        assert sys.modules["tycoon.notation"] is notation and dropped == 0 and len(game) == 4
+
+
 def test_hand_written_record_is_accepted_and_continued():
     setup, steps = _game("short")
     game = _new(setup)

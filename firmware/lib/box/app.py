@@ -73,6 +73,7 @@ class App:
         if saved:
             self.setup.restore(saved)
         game, _dropped = self.journal.resume()
+        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         if game is not None:
             self.game = game
             self._home()

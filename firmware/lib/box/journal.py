@@ -5,10 +5,15 @@ in a checksum tag, `3: play 9 9 as 9  #~1f2a` (tycoon.notation checks it, as eve
 record does). An UNDO is one more line, `undo`. Resume replays the record through the one
 reader and keeps the longest sound prefix; whole-file writes go to `NAME.tmp` first and are
 renamed over the target, and a new game is in place before the old one goes to the archive.
-See docs/journal.md.
+The reader is imported only to read a record (at boot) and let go after (`forget_reader`): the
+box keeps only the writer (tycoon.writer) while a game is played. See docs/journal.md.
 """
-from tycoon.notation import HEADERS, Reader, action_text, header_text, tagged
+import sys
+
+from tycoon.writer import HEADERS, action_text, header_text, tagged
 from box.store import Store
+
+READER = "tycoon.notation"   # the one record reader, in sys.modules while it is loaded
 
 CURRENT = "current.txt"
 NEXT = "next.txt"      # a new game's record, complete, waiting for the old one to be archived
@@ -51,6 +56,7 @@ class Journal:
         self.current = self._path(CURRENT)
         self._lines = None  # lines in current.txt; None: unknown, the next write rewrites it
         self._actions = 0   # actions in current.txt
+        self._loaded = False  # this journal loaded the reader: forget_reader lets it go
 
     def _path(self, name):
         return self.root + "/" + name
@@ -120,6 +126,9 @@ class Journal:
         # Replay a file through the one reader: (game or None, lines kept, bytes kept,
         # lines dropped, the reader). With box_game, a record with checksum tags must have all six
         # header lines: the box writes them all, so fewer means a cut.
+        if READER not in sys.modules:
+            self._loaded = True
+        from tycoon.notation import Reader
         reader = Reader()
         f = self.store.open(path, "rb")
         try:
@@ -144,6 +153,17 @@ class Journal:
         if game is None:
             return None, 0, 0, lines + dropped, reader
         return game, lines, reader.size, dropped, reader
+
+    def forget_reader(self):
+        """Let the record reader go if this journal loaded it (the box calls this once it has
+        read its journal at boot): with nothing else holding it, its heap goes back to the
+        game. Loaded by someone else (a host tool), it stays. Reading again reloads it."""
+        if self._loaded:
+            self._loaded = False
+            import tycoon
+            sys.modules.pop(READER, None)
+            if hasattr(tycoon, "notation"):
+                delattr(tycoon, "notation")
 
     def _count_rest(self, path, size):
         # The lines from byte `size` to the end (a last one without a newline counts).

@@ -9,6 +9,8 @@ bytearray of snapshots (4 bytes a seat and 30 more), so an undo restores the las
 before the action and replays fewer than SNAP_EVERY actions from the log, through the same
 code as the first time (so it cannot drift from the rules).
 """
+from struct import pack, unpack_from
+
 from tycoon.cards import G, cost, card_type
 
 try:
@@ -29,9 +31,9 @@ OUT = const(8)          # the acting seat went out
 FINISHED = const(16)    # one player left: the game is over
 
 EXPANSIONS = ("none", "gh2", "gh4")
-BASE_DECK = const(56)
+_BASE_DECK = const(56)
 MAX_PLAY = const(5)
-MAX_STICKS = const(9999)
+_MAX_STICKS = const(9999)
 SNAP_EVERY = const(32)
 _BASE_VALUES = const(16)   # values 0-F; the G/H expansion adds G and H
 _PLAYERS_MIN = const(2)
@@ -55,12 +57,18 @@ _LOW3 = const(7)
 _DECLARED = const(0x80)
 _VALUE_MASK = const(0x7F)
 
+# A snapshot for undo (struct format, % the seats three times): the log's length, where its
+# last action starts, the sticks on the table, the seat to act, the top play's value (-1: none),
+# count and seat, the seats that declined, the revolution, the face-up copies per card type,
+# then each seat's cards, then each seat's rank, then each seat's sticks.
+_SNAP = const("<HHHBbBBBB18s%dB%dB%dH")
+
 
 # The rule codes, numbered: on MicroPython one long string takes much less heap than
 # fourteen string constants, and a code is only spelled out when an action is refused.
-_CODES = ("not-your-turn game-over must-return has-cards cannot-pass too-many-cards "
-          "not-in-hand wrong-count not-stronger no-such-value no-such-card "
-          "impossible-shape mixed-values not-enough-sticks")
+_CODES = const("not-your-turn game-over must-return has-cards cannot-pass too-many-cards "
+               "not-in-hand wrong-count not-stronger no-such-value no-such-card "
+               "impossible-shape mixed-values not-enough-sticks")
 _NOT_YOUR_TURN = const(0)
 _GAME_OVER = const(1)
 _MUST_RETURN = const(2)
@@ -89,10 +97,10 @@ class IllegalAction(Exception):
 
 # Setup errors, numbered like the rule codes. A setup error is ValueError(message, setting):
 # the setting at fault rides along, so the notation reader can point at its header line.
-_SETUP = ("players must be 2 to 8|dealer must be a seat from 1 to %d|"
-          "expansion must be none, gh2 or gh4|revolution must be 5 or 4|"
-          "sticks must be 0 to 9999|hands needs %d counts, one per seat|"
-          "hands cannot be negative|hands hold %d cards, more than the deck's %d")
+_SETUP = const("players must be 2 to 8|dealer must be a seat from 1 to %d|"
+               "expansion must be none, gh2 or gh4|revolution must be 5 or 4|"
+               "sticks must be 0 to 9999|hands needs %d counts, one per seat|"
+               "hands cannot be negative|hands hold %d cards, more than the deck's %d")
 _PLAYERS_RANGE = const(0)
 _DEALER_RANGE = const(1)
 _EXPANSION_NAME = const(2)
@@ -110,7 +118,7 @@ def _setup_error(number, *args):
 
 def deck_size(expansion="none"):
     """Cards in the deck: 56, plus 2 or 4 copies each of G and H."""
-    return BASE_DECK + 4 * EXPANSIONS.index(expansion)
+    return _BASE_DECK + 4 * EXPANSIONS.index(expansion)
 
 
 def default_hands(players, expansion="none"):
@@ -141,7 +149,7 @@ class Game:
             raise _setup_error(_EXPANSION_NAME)
         if revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
             raise _setup_error(_REVOLUTION_SIZE)
-        if not 0 <= sticks <= MAX_STICKS:
+        if not 0 <= sticks <= _MAX_STICKS:
             raise _setup_error(_STICKS_NEGATIVE)
         if hands is None:
             hands = default_hands(players, expansion)
@@ -161,13 +169,14 @@ class Game:
         self._log = bytearray()
         self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions
         self._nsnaps = 0            # snapshots in _snaps that are valid
-        self._reset()
+        self._restore(0)
 
-    def _reset(self):
-        """Back to the deal: the state before the first action (the log is left alone)."""
-        self.nactions = 0
-        self._last = 0           # where the last action starts in the log
+    def _restore(self, k):
+        """Set the state after k * SNAP_EVERY actions: the deal when k is 0, else snapshot k
+        (the log is left alone). Returns where in the log the next action starts."""
         n = self.players
+        self.nactions = k * SNAP_EVERY
+        self._last = 0           # where the last action starts in the log
         self.cards = list(self.hands)
         self.sticks = [1] * n
         self.ranks = [0] * n
@@ -181,80 +190,24 @@ class Game:
         self.table_sticks = 0    # sticks lying on the cards of this trick
         self._declined = 0       # bit seat-1 set: declined since the last play
         self._played = bytearray(18)  # face-up copies per card type
-
-    # --- snapshots for undo ---------------------------------------------------------------
-
-    def _mark(self):
-        """Before an action changes anything: snapshot the state when it is due."""
-        k = self.nactions // SNAP_EVERY
-        if self.nactions % SNAP_EVERY or k <= self._nsnaps:
-            return
-        n = self.players
-        size = 30 + 4 * n
-        snaps = self._snaps
-        o = self._nsnaps * size
-        if len(snaps) < o + size:
-            snaps.extend(bytes(o + size - len(snaps)))
-        log = len(self._log)
-        snaps[o] = log >> 8
-        snaps[o + 1] = log & 255
-        snaps[o + 2] = self._last >> 8
-        snaps[o + 3] = self._last & 255
-        snaps[o + 4] = self.turn
-        snaps[o + 5] = self.top_value + 1
-        snaps[o + 6] = self.top_count
-        snaps[o + 7] = self.top_seat
-        snaps[o + 8] = self.table_sticks >> 8
-        snaps[o + 9] = self.table_sticks & 255
-        snaps[o + 10] = self._declined
-        snaps[o + 11] = 1 if self.revolution else 0
-        snaps[o + 12:o + 30] = self._played
-        o += 30
-        for i in range(n):
-            snaps[o] = self.cards[i]
-            snaps[o + 1] = self.ranks[i]
-            snaps[o + 2] = self.sticks[i] >> 8
-            snaps[o + 3] = self.sticks[i] & 255
-            o += 4
-        self._nsnaps = k
-
-    def _restore(self, k):
-        """The state after k * SNAP_EVERY actions (snapshot k, or the deal when k is 0).
-        Returns where in the log the next action starts."""
-        self._reset()
         if not k:
             return 0
-        n = self.players
-        snaps = self._snaps
-        o = (k - 1) * (30 + 4 * n)
-        self.nactions = k * SNAP_EVERY
-        self._last = snaps[o + 2] << 8 | snaps[o + 3]
-        self.turn = snaps[o + 4]
-        self.top_value = snaps[o + 5] - 1
-        self.top_count = snaps[o + 6]
-        self.top_seat = snaps[o + 7]
-        self.table_sticks = snaps[o + 8] << 8 | snaps[o + 9]
-        self._declined = snaps[o + 10]
-        self.revolution = bool(snaps[o + 11])
-        self._played[:] = snaps[o + 12:o + 30]
-        o += 30
-        total = self.table_sticks
+        v = unpack_from(_SNAP % (n, n, n), self._snaps, (k - 1) * (30 + 4 * n))
+        (start, self._last, self.table_sticks, self.turn, self.top_value, self.top_count,
+         self.top_seat, self._declined, revolution, played) = v[:10]
+        self.revolution = bool(revolution)
+        self._played[:] = played
+        self.cards = list(v[10:10 + n])
+        self.ranks = ranks = list(v[10 + n:10 + 2 * n])
+        self.sticks = list(v[10 + 2 * n:])
         ranking = [0] * n
-        out = 0
         for i in range(n):
-            self.cards[i] = snaps[o]
-            rank = snaps[o + 1]
-            self.ranks[i] = rank
-            if rank:
-                ranking[rank - 1] = i + 1
-                out += 1
-            self.sticks[i] = snaps[o + 2] << 8 | snaps[o + 3]
-            total += self.sticks[i]
-            o += 4
-        self.ranking = ranking[:out]
-        self.supply = self.tokens - total   # every stick is in the supply, a seat or the table
-        o = (k - 1) * (30 + 4 * n)
-        return snaps[o] << 8 | snaps[o + 1]
+            if ranks[i]:
+                ranking[ranks[i] - 1] = i + 1
+        self.ranking = ranking[:n - ranks.count(0)]
+        # every stick is in the supply, a seat or the table
+        self.supply = self.tokens - sum(self.sticks) - self.table_sticks
+        return start
 
     # --- what the table and the order look like -------------------------------------------
 
@@ -333,81 +286,110 @@ class Game:
 
     def play(self, faces, value=None, seat=None):
         """Play cards of `faces` (as written) as `value` (default: the face). Returns event flags."""
-        explicit = value is not None
-        value, total = self.check_play(faces, value, seat)
-        self._mark()
-        p = self.turn - 1
-        n = len(faces)
-        log = self._log
-        self._last = len(log)
-        log.append(PLAY << _KIND_SHIFT | n << _COUNT_SHIFT | p)
-        log.append(value | (_DECLARED if explicit else 0))
-        log.extend(bytes(faces))
-        self.nactions += 1
-        self.cards[p] -= n
-        self.sticks[p] -= total
-        self.table_sticks += total
-        for face in faces:
-            self._played[card_type(face)] += 1
-        self.top_value = value
-        self.top_count = n
-        self.top_seat = p + 1
-        self._declined = 0
-        events = 0
-        if n >= self.revolution_size:
-            # The order turns over before the forced pass below is judged: five F's played
-            # as F start a revolution, so F is no longer the strongest and forces nothing.
-            self.revolution = not self.revolution
-            events |= REVOLUTION
-        if not self.cards[p] and not self.sticks[p]:
-            events |= self._go_out(p + 1)
-            # A play that leaves one seat in the game ends it here, before any forced pass
-            # (docs/rules.md: the reading RULINGS leaves open).
-            if events & FINISHED:
-                return events
-        if value == self.strongest():
-            # Strongest card: every other seat still in the game takes a stick. Rulings: seats
-            # with no cards left take it too, and the supply may go below zero.
-            for i in range(self.players):
-                if i != p and not self.ranks[i]:
-                    self.sticks[i] += 1
-                    self.supply -= 1
-            return events | FORCED | self._clear()
-        self.turn = self.next_seat(p + 1)
-        return events
+        return self.apply(PLAY, faces, value, seat)
 
     def apply(self, kind, faces=(), value=None, seat=None):
-        """Make an action of any kind: PLAY (faces, value), PASS or RETURN. The one dispatch
-        on the kind, for undo, the box and the record reader. Returns event flags.
-
-        A pass (take a stick) and a return (no cards left) are both the seat declining."""
+        """Make an action of any kind: PLAY (faces, value), PASS or RETURN. The one place an
+        action is made, for play/pass_turn/return_stick, undo, the box and the record reader.
+        Returns event flags. A pass (take a stick) and a return (no cards left) are both the
+        seat declining."""
+        n = top = total = declared = 0   # a play's cards, value, cost and 'as' flag
         if kind == PLAY:
-            return self.play(faces, value, seat)
-        p = self._check_turn(seat, kind == PASS)
-        if kind == PASS and self.top_value < 0:
-            raise IllegalAction(_CANNOT_PASS)
-        self._mark()
-        self._last = len(self._log)
-        self._log.append(kind << _KIND_SHIFT | p)
+            if value is not None:
+                declared = _DECLARED
+            top, total = self.check_play(faces, value, seat)
+            n = len(faces)
+            p = self.turn - 1
+        else:
+            p = self._check_turn(seat, kind == PASS)
+            if kind == PASS and self.top_value < 0:
+                raise IllegalAction(_CANNOT_PASS)
+        # Legal: before it changes anything, a snapshot for undo when one is due (the state
+        # after k * SNAP_EVERY actions, see _restore).
+        log = self._log
+        k = self.nactions // SNAP_EVERY
+        if not self.nactions % SNAP_EVERY and k > self._nsnaps:
+            size = 30 + 4 * self.players
+            self._snaps[(k - 1) * size:k * size] = pack(
+                _SNAP % (self.players, self.players, self.players), len(log), self._last,
+                self.table_sticks, self.turn, self.top_value, self.top_count, self.top_seat,
+                self._declined, self.revolution, self._played, *self.cards, *self.ranks,
+                *self.sticks)
+            self._nsnaps = k
+        self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
+        log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
         self.nactions += 1
-        step = 1 if kind == PASS else -1
-        self.sticks[p] += step
-        self.supply -= step
         seat = p + 1
         events = 0
-        if not self.sticks[p]:   # only a return can take the last stick
-            events = self._go_out(seat)
-            if events & FINISHED:
-                return events
-        if self.top_value < 0:   # a leader with no cards returned: the next seat leads
+        if kind == PLAY:
+            log.append(top | declared)
+            log.extend(bytes(faces))
+            self.cards[p] -= n
+            self.sticks[p] -= total
+            self.table_sticks += total
+            for face in faces:
+                self._played[card_type(face)] += 1
+            self.top_value = top
+            self.top_count = n
+            self.top_seat = seat
+            self._declined = 0
+            if n >= self.revolution_size:
+                # The order turns over before the forced pass below is judged: five F's played
+                # as F start a revolution, so F is no longer the strongest and forces nothing.
+                self.revolution = not self.revolution
+                events = REVOLUTION
+            out = not self.cards[p] and not self.sticks[p]
+        else:
+            step = 1 if kind == PASS else -1
+            self.sticks[p] += step
+            self.supply -= step
+            out = not self.sticks[p]   # only a return can take the last stick
+        if out:
+            self.ranking.append(seat)
+            self.ranks[p] = len(self.ranking)
+            events |= OUT
+            if len(self.ranking) >= self.players - 1:
+                # One seat left: it takes the last rank and the game is over. A play that
+                # leaves one seat in the game ends it here, before any forced pass
+                # (docs/rules.md: the reading RULINGS leaves open).
+                last = self.next_seat(seat)
+                self.ranking.append(last)
+                self.ranks[last - 1] = self.players
+                self.turn = 0
+                return events | FINISHED
+        if kind == PLAY:
+            clear = top == self.strongest()
+            if clear:
+                # Strongest card: every other seat still in the game takes a stick. Rulings:
+                # seats with no cards left take it too, and the supply may go below zero.
+                for i in range(self.players):
+                    if i != p and not self.ranks[i]:
+                        self.sticks[i] += 1
+                        self.supply -= 1
+                events |= FORCED
+        elif self.top_value < 0:   # a leader with no cards returned: the next seat leads
+            clear = False
+        else:
+            # the table clears when every seat still in the game but the one on top declined
+            self._declined |= 1 << p
+            clear = True
+            for i in range(self.players):
+                if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
+                    clear = False
+                    break
+        if not clear:
             self.turn = self.next_seat(seat)
             return events
-        self._declined |= 1 << p
-        for i in range(self.players):
-            if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
-                self.turn = self.next_seat(seat)
-                return events
-        return events | self._clear()
+        # Clear the table: the last player leads, or the next seat if they went out.
+        self.supply += self.table_sticks
+        self.table_sticks = 0
+        seat = self.top_seat
+        self.top_value = -1
+        self.top_count = 0
+        self.top_seat = 0
+        self._declined = 0
+        self.turn = self.next_seat(seat) if self.ranks[seat - 1] else seat
+        return events | CLEARED
 
     def pass_turn(self, seat=None):
         """Pass: decline to play and take one matchstick. Returns event flags."""
@@ -463,29 +445,6 @@ class Game:
         if self.cards[p] and not with_cards:
             raise IllegalAction(_HAS_CARDS)
         return p
-
-    def _clear(self):
-        """Clear the table; the last player leads, or the next seat if they went out."""
-        self.supply += self.table_sticks
-        self.table_sticks = 0
-        seat = self.top_seat
-        self.top_value = -1
-        self.top_count = 0
-        self.top_seat = 0
-        self._declined = 0
-        self.turn = self.next_seat(seat) if self.ranks[seat - 1] else seat
-        return CLEARED
-
-    def _go_out(self, seat):
-        self.ranking.append(seat)
-        self.ranks[seat - 1] = len(self.ranking)
-        if len(self.ranking) < self.players - 1:
-            return OUT
-        last = self.next_seat(seat)
-        self.ranking.append(last)
-        self.ranks[last - 1] = self.players
-        self.turn = 0
-        return OUT | FINISHED
 
 
 def _decode(log):

@@ -14,9 +14,14 @@ MicroPython's decode lets some invalid sequences through), the byte-order mark, 
 line without a newline, white space (ASCII space and tab only), number sizes and the journal's
 checksum tags. The grammar is written down in docs/notation.md. The reader replays actions
 into a Game as it goes, so a record of any length needs no more memory than the game itself.
+
+The lines the box writes come from tycoon.writer (offered here too, so every tool finds the
+whole notation in this module): the box keeps only the writer while a game is played, and
+imports this module to read its journal at boot only.
 """
-from tycoon.cards import char, parse_char
+from tycoon.cards import parse_char
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
+from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
 
 try:
     from micropython import const
@@ -24,21 +29,21 @@ except ImportError:
     def const(x):
         return x
 
-HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
 UNDO = const(3)     # the journal's 'undo' line: takes back the last action
 LIMIT = const(200)  # bytes in a line, its newline included
 DIGITS = const(4)   # digits in a number at most
 
 # Messages, numbered: on MicroPython one long string takes much less heap than a dozen
 # string constants, and a message is only spelled out when a line is refused.
-_MESSAGES = ("bad number '%s'|'%s' is not a card|seat %d: with no action|"
-             "a seat prefix goes only before an action|unexpected '%s' after %s|"
-             "unknown word '%s'|'as' needs a value|play needs at least one card|"
-             "header '%s' after the first action|header '%s' repeated|%s needs one value|"
-             "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
-             "last line without a newline (cut short: the box drops it)|character U+%04X outside a comment|"
-             "number '%s' longer than %d digits|damaged checksum tag|"
-             "line without a checksum tag after a tagged line|nothing to undo")
+_MESSAGES = const("bad number '%s'|'%s' is not a card|seat %d: with no action|"
+                   "a seat prefix goes only before an action|unexpected '%s' after %s|"
+                   "unknown word '%s'|'as' needs a value|play needs at least one card|"
+                   "header '%s' after the first action|header '%s' repeated|%s needs one value|"
+                   "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
+                   "last line without a newline (cut short: the box drops it)|"
+                   "character U+%04X outside a comment|"
+                   "number '%s' longer than %d digits|damaged checksum tag|"
+                   "line without a checksum tag after a tagged line|nothing to undo")
 _BAD_NUMBER = const(0)
 _NOT_A_CARD = const(1)
 _SEAT_ALONE = const(2)
@@ -81,13 +86,6 @@ def _number(token):
     return int(token)
 
 
-def _card(token):
-    value = parse_char(token)
-    if value < 0:
-        raise NotationError(_NOT_A_CARD, token)
-    return value
-
-
 def utf8(raw, end):
     """True when raw[:end] is well-formed UTF-8 (no overlong forms, surrogates or values
     past U+10FFFF), the verdict CPython's strict decode gives."""
@@ -116,36 +114,6 @@ def utf8(raw, end):
 
 # --- checksum tags ------------------------------------------------------------------------------
 
-def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE (polynomial 0x1021) of bytes, continuing from `crc`."""
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = (crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1
-        crc &= 0xFFFF
-    return crc
-
-
-def _seal(index, body):
-    # The line index goes in first (with a separator) so a line moved elsewhere fails too.
-    return crc16(body, crc16(b"|", crc16(str(index).encode())))
-
-
-def tagged(index, text):
-    """The journal line (bytes, newline-terminated) for `text` as line `index` (from 1)."""
-    return ("%s  #~%04x\n" % (text, _seal(index, text.encode()))).encode()
-
-
-def _hex4(text):
-    value = 0
-    for ch in text:
-        digit = "0123456789abcdef".find(ch)
-        if digit < 0:
-            return -1
-        value = value << 4 | digit
-    return value
-
-
 def untag(text, index, strict=False):
     """(text without its tag, whether it had one) for line `index`. A tag is `  #~hhhh` at the
     very end and must match; `#~` elsewhere or a tag-shaped ending with another character than
@@ -153,12 +121,11 @@ def untag(text, index, strict=False):
     it is empty."""
     n = len(text)
     at = text.find("#~")
-    if at >= 0:
-        if at != n - 6 or text[n - 8:n - 6] != "  " or \
-                _hex4(text[n - 4:]) != _seal(index, text[:n - 8].encode()):
+    if at >= 0:   # the line must be exactly what the writer makes of its text at this index
+        if at != n - 6 or tagged(index, text[:n - 8]) != (text + "\n").encode():
             raise NotationError(_BAD_TAG)
         return text[:n - 8], True
-    if n >= 8 and text[n - 8:n - 5] == "  #" and _hex4(text[n - 4:]) >= 0:
+    if n >= 8 and text[n - 8:n - 5] == "  #" and not text[n - 4:].strip("0123456789abcdef"):
         raise NotationError(_BAD_TAG)
     if strict and n:   # an empty line is no risk: damage cannot make one from a tagged line
         raise NotationError(_UNTAGGED)
@@ -205,19 +172,21 @@ def parse_line(line):
     if word != "play":
         raise NotationError(_UNKNOWN_WORD, words[0])
     faces = []
-    value = None
-    i = 0
-    while i < len(args):
+    at = -1   # where 'as' is: the one card after it is the value
+    for i in range(len(args)):
         token = args[i]
-        if token.lower() == "as":
+        if at < 0 and token.lower() == "as":
             if i + 1 >= len(args):
                 raise NotationError(_AS_ALONE)
             if i + 2 < len(args):
                 raise NotationError(_UNEXPECTED, args[i + 2], "the value")
-            value = _card(args[i + 1])
-            break
-        faces.append(_card(token))
-        i += 1
+            at = i
+            continue
+        card = parse_char(token)
+        if card < 0:
+            raise NotationError(_NOT_A_CARD, token)
+        faces.append(card)
+    value = faces.pop() if at >= 0 else None
     if not faces:
         raise NotationError(_NO_CARDS)
     return ("action", PLAY, (faces, value), seat)
@@ -363,23 +332,6 @@ def load(lines):
     except IllegalAction as err:
         return reader.game, (reader.lineno, "illegal", err.code)
     return reader.game, None
-
-
-def header_text(game):
-    """The canonical header lines of a game, newline-terminated."""
-    return "players %d\ndealer %d\nexpansion %s\nrevolution %d\nsticks %d\nhands %s\n" % (
-        game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
-        " ".join(map(str, game.hands)))
-
-
-def action_text(kind, seat, faces=(), value=-1, explicit=False):
-    """One canonical action line, newline-terminated: '2: play 6 9 as 9'."""
-    if kind == PLAY:
-        text = "%d: play %s" % (seat, " ".join(map(char, faces)))
-        if explicit:
-            text += " as " + char(value)
-        return text + "\n"
-    return "%d: %s\n" % (seat, "pass" if kind == PASS else "return")
 
 
 def write(game):

@@ -1,0 +1,46 @@
+"""The lines of a record as the box writes them: canonical header and action lines, and the
+journal's checksum tags. This is the part of the notation the box keeps while a game is
+played; tycoon.notation (the one reader of a record, which offers everything here too) is
+imported only to read one, and the box lets it go once it has read its journal at boot.
+"""
+from tycoon.cards import char
+from tycoon.game import PLAY, PASS
+
+HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE (polynomial 0x1021) of bytes, continuing from `crc`."""
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = (crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def tagged(index, text):
+    """The journal line (bytes, newline-terminated) for `text` as line `index` (from 1). The
+    checksum covers the line index too, with a separator, so a line moved elsewhere fails."""
+    return ("%s  #~%04x\n" % (text, crc16(("%d|%s" % (index, text)).encode()))).encode()
+
+
+def header_text(game):
+    """The canonical header lines of a game, newline-terminated, in the order of HEADERS."""
+    values = (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+              " ".join(map(str, game.hands)))
+    text = ""
+    for i in range(6):
+        text += "%s %s\n" % (HEADERS[i], values[i])
+    return text
+
+
+def action_text(kind, seat, faces=(), value=-1, explicit=False):
+    """One canonical action line, newline-terminated: '2: play 6 9 as 9'."""
+    if kind == PLAY:
+        text = "%d: play %s" % (seat, " ".join(map(char, faces)))
+        if explicit:
+            text += " as " + char(value)
+        return text + "\n"
+    return "%d: %s\n" % (seat, "pass" if kind == PASS else "return")
+
