@@ -311,6 +311,12 @@ def test_line_and_number_limits():
     assert len(line) == notation.LIMIT and _verdict(b"players 3\n" + line)[1] is None
     game, error = _verdict(b"players 3\n# " + b"x" * 198 + b"\n1: play 3\n")
     assert error == (2, "syntax", "line longer than 200 bytes")
+    # lines of text (load) get the same verdict as the bytes of a file (read)
+    text = ["players 3", "# " + "x" * 197, "1: play 3"]
+    assert notation.load(text)[1] is None
+    text[1] += "x"
+    assert notation.load(text)[1] == (2, "syntax", "line longer than 200 bytes")
+    assert notation.load([t + "\n" for t in text])[1] == (2, "syntax", "line longer than 200 bytes")
     assert _verdict(b"players 3\nsticks 9999\n")[1] is None
     for number in (b"10000", b"0" * 5, b"9" * 4301):
         game, error = _verdict(b"players 3\nsticks " + number + b"\n")

@@ -215,7 +215,7 @@ class Reader:
         file). Raises NotationError or IllegalAction; the game is unchanged then."""
         self.kind = None
         n = len(raw)
-        if not n or raw[n - 1] != 10:
+        if n > LIMIT or not n or raw[n - 1] != 10:
             self.lineno += 1
             if n >= LIMIT:
                 raise NotationError(_TOO_LONG, LIMIT)
