@@ -4,8 +4,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The emulated Pico's Node part (rp2040js from its lockfile); skipped when node is absent.
+PICO_JS := host_tools/virtual/rp2040js
+NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim test typecheck bench package-json clean
+.PHONY: all venv sim test typecheck bench package-json clean pico-js power-cuts-pico
 
 all: test
 
@@ -17,7 +20,15 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-test: $(STAMP)
+$(NPM_STAMP): $(PICO_JS)/package-lock.json
+	cd $(PICO_JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+# npm ci when node is here; without node the emulated-Pico tests skip and say why.
+pico-js:
+	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
+
+test: $(STAMP) pico-js
 	$(BIN)/python -m host_tools.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest
