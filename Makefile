@@ -29,7 +29,7 @@ pico-js:
 	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
 
 test: $(STAMP) pico-js
-	$(BIN)/python -m host_tools.build --check
+	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest
 
@@ -44,7 +44,7 @@ bench: $(STAMP)
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
-	$(BIN)/python -m host_tools.build --package-json
+	$(BIN)/python -m host_tools.device.build --package-json
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -25,7 +25,7 @@ sys.path.insert(0, ROOT)
 
 from tycoon import notation  # noqa: E402
 from tycoon.game import Game, IllegalAction  # noqa: E402
-from host_tools.build import stage  # noqa: E402
+from host_tools.device.build import stage  # noqa: E402
 
 KB = 1024
 BUDGET_MPY = 16 * KB

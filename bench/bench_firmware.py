@@ -12,8 +12,8 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from host_tools.build import stage  # noqa: E402
-from host_tools.tools import find  # noqa: E402
+from host_tools.device.build import stage  # noqa: E402
+from host_tools.device.tools import find  # noqa: E402
 
 
 def run_bench():

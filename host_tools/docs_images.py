@@ -3,9 +3,9 @@
     python -m host_tools.docs_images           write the pictures
     python -m host_tools.docs_images --check   exit 1 when one is missing or out of date
 
-Each picture is a situation played on the virtual box (host_tools.vbox: the real firmware
+Each picture is a situation played on the virtual box (host_tools.virtual.box: the real firmware
 under the MicroPython unix port) with the key words of `matchbox sim --headless`; the
-displays' RAM right after the last key is drawn by host_tools.segments_svg. Errors and
+displays' RAM right after the last key is drawn by host_tools.virtual.display_svg. Errors and
 announcements stay on the displays for a moment only, so nothing waits after the last key.
 """
 import argparse
@@ -13,9 +13,8 @@ import os
 import sys
 
 from host_tools import ROOT
-from host_tools.segments_svg import from_chip, picture
-from host_tools.sim import parse_keys
-from host_tools.vbox import GAP_MS, VBox, setup_keys
+from host_tools.virtual.box import GAP_MS, VBox, parse_keys, setup_keys
+from host_tools.virtual.display_svg import from_chip, picture
 
 IMAGES = os.path.join(ROOT, "docs", "images")
 

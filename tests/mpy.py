@@ -3,7 +3,7 @@ import os
 import re
 import subprocess
 
-from host_tools import tools
+from host_tools.device import tools
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(ROOT, "firmware", "lib")

@@ -13,7 +13,7 @@ from tycoon import notation, state
 from tycoon.game import Game
 
 from box_helpers import shown
-from host_tools.vbox import VBox, action_keys, setup_keys
+from host_tools.virtual.box import VBox, action_keys, setup_keys
 
 
 def host_game(seed, setup=None, max_actions=400):

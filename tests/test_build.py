@@ -1,4 +1,4 @@
-"""host_tools.build: every firmware module compiles for the Pico, errors name file and line,
+"""host_tools.device.build: every firmware module compiles for the Pico, errors name file and line,
 staging maps the tree onto the board's layout, package.json matches firmware/."""
 import hashlib
 import json
@@ -10,11 +10,12 @@ import sys
 
 import pytest
 
-from host_tools import FIRMWARE, ROOT, build
+from host_tools import FIRMWARE, ROOT
+from host_tools.device import build
 
 
 def _run_check(*extra):
-    return subprocess.run([sys.executable, "-m", "host_tools.build", "--check"] + list(extra),
+    return subprocess.run([sys.executable, "-m", "host_tools.device.build", "--check"] + list(extra),
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
@@ -116,11 +117,11 @@ def test_package_json_lists_exactly_the_firmware_files():
     manifest = json.loads(text)
     dests = [dest for dest, _ in manifest["urls"]]
     assert sorted(dests) == build.firmware_files(FIRMWARE), \
-        "package.json is out of date: run `python -m host_tools.build --package-json`"
+        "package.json is out of date: run `python -m host_tools.device.build --package-json`"
     for dest, url in manifest["urls"]:
         with open(os.path.join(ROOT, *url.split("/")), "rb") as src, \
                 open(os.path.join(FIRMWARE, *dest.split("/")), "rb") as fw:
             assert src.read() == fw.read(), dest
         assert not os.path.islink(os.path.join(ROOT, *url.split("/"))), url
     assert text == build.package_json_text(), \
-        "package.json is out of date: run `python -m host_tools.build --package-json`"
+        "package.json is out of date: run `python -m host_tools.device.build --package-json`"

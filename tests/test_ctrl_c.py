@@ -2,7 +2,7 @@
 on a running box; the game stays in the journal and resumes at the next power-up."""
 import pytest
 
-from host_tools.vbox import VBox
+from host_tools.virtual.box import VBox
 
 
 @pytest.mark.parametrize("board", ["virtual", "pico"])

@@ -1,4 +1,4 @@
-"""SVG pictures of the displays (host_tools.segments_svg) and the docs' pictures made from
+"""SVG pictures of the displays (host_tools.virtual.display_svg) and the docs' pictures made from
 situations played on the virtual box (host_tools.docs_images).
 
 Pictures are read back: each segment polygon, point and colon dot is lit when it is filled
@@ -11,8 +11,8 @@ import pytest
 from box import font
 
 from host_tools import docs_images
-from host_tools import segments_svg as svg
-from host_tools.ht16k33_model import VirtualHT16K33
+from host_tools.virtual import display_svg as svg
+from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -16,7 +16,7 @@ import pytest
 import serial
 
 from host_tools import FIRMWARE, cli, doctor, flash
-from host_tools.vpico import VirtualPico
+from host_tools.virtual.pico import VirtualPico
 
 FAKE_MACHINE = '''
 """Stand-in for the Pico's machine module on the virtual Pico (doctor tests)."""

@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 from host_tools import cli
-from host_tools.vbox import VBox, action_keys, setup_keys
-from host_tools.vpico import VirtualPico
+from host_tools.virtual.box import VBox, action_keys, setup_keys
+from host_tools.virtual.pico import VirtualPico
 from tycoon import notation
 
 MATCHBOX = os.path.join(os.path.dirname(sys.executable), "matchbox")

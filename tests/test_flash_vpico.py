@@ -1,5 +1,5 @@
 """End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
-unix port on a pty, see host_tools/vpico.py), plus the virtual Pico itself under mpremote."""
+unix port on a pty, see host_tools/virtual/pico.py), plus the virtual Pico itself under mpremote."""
 import argparse
 import hashlib
 import os
@@ -12,9 +12,10 @@ import time
 import pytest
 import serial
 
-from host_tools import build, cli, flash, pull
-from host_tools.board import Board
-from host_tools.vpico import VirtualPico
+from host_tools import cli, flash, pull
+from host_tools.device import build
+from host_tools.device.serial_board import SerialBoard
+from host_tools.virtual.pico import VirtualPico
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 
@@ -167,14 +168,14 @@ def test_source_flash_deploys_py(capsys, pico, fw, tmp_path):
 
 
 def test_verify_mismatch_fails_loudly(capsys, pico, fw, monkeypatch):
-    real_write = Board.write_file
+    real_write = SerialBoard.write_file
 
     def corrupting_write(self, path, data):
         if path.endswith("rules.mpy"):
             data = data[:-1] + bytes([data[-1] ^ 1])
         return real_write(self, path, data)
 
-    monkeypatch.setattr(Board, "write_file", corrupting_write)
+    monkeypatch.setattr(SerialBoard, "write_file", corrupting_write)
     status, out, err = _flash(capsys, pico, fw)
     assert status == 1
     assert "verify failed: lib/tycoon/rules.mpy on the board has sha256" in err

@@ -4,7 +4,7 @@ import errno
 import pytest
 
 from box.ht16k33 import HT16K33
-from host_tools.ht16k33_model import READING, VirtualBus, VirtualHT16K33
+from host_tools.virtual.ht16k33 import READING, VirtualBus, VirtualHT16K33
 
 
 def test_power_on_state():

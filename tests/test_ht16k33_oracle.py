@@ -8,7 +8,7 @@ import pytest
 from adafruit_ht16k33.segments import Seg7x4
 from box import font
 from box.ht16k33 import HT16K33
-from host_tools.ht16k33_model import VirtualBus, VirtualHT16K33
+from host_tools.virtual.ht16k33 import VirtualBus, VirtualHT16K33
 
 # Where our glyph is deliberately not Adafruit's: Adafruit lowercases every character and
 # keeps one shape per letter, our font keeps both shapes where a lowercase one exists.

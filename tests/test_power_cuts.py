@@ -15,7 +15,7 @@ import engine_helpers as eh
 from tycoon import notation, state
 from tycoon.game import Game
 
-from host_tools.vbox import VBox, action_keys, setup_keys
+from host_tools.virtual.box import VBox, action_keys, setup_keys
 
 HOLD = GAP = 60
 SETTLE = 200

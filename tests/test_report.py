@@ -8,7 +8,8 @@ import zlib
 
 import pytest
 
-from host_tools import ROOT, cli, report, report_plot, report_png
+from host_tools import ROOT, cli, report
+from host_tools.reports import plot as report_plot, png as report_png, trace as report_trace
 from tycoon import notation
 from tycoon.cards import cost
 from tycoon.game import FORCED, OUT, PASS, PLAY, REVOLUTION, Game, IllegalAction
@@ -214,7 +215,7 @@ def test_svg_marks_sit_at_the_right_actions(game, record, tmp_path):
 
 
 def test_per_seat_totals_add_up(game, record):
-    trace = report.read_file(str(record))
+    trace = report_trace.read_file(str(record))
     assert trace.error is None
     for seat in range(1, game.players + 1):
         t = trace.totals(seat)

@@ -4,7 +4,8 @@ import subprocess
 
 from mpy import run_portable
 
-from host_tools import FIRMWARE, build
+from host_tools import FIRMWARE
+from host_tools.device import build
 
 
 def test_selftest_under_micropython():

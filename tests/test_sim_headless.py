@@ -9,8 +9,8 @@ from tycoon import notation, state
 from tycoon.game import Game
 
 from host_tools import ROOT
-from host_tools.sim import parse_keys
-from host_tools.vbox import action_keys, setup_keys
+from host_tools.virtual.box import parse_keys
+from host_tools.virtual.box import action_keys, setup_keys
 
 
 def sim(*args):

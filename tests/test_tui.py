@@ -26,10 +26,10 @@ except ImportError:
 from box.app import ERRORS
 
 from host_tools import ROOT
-from host_tools import display_art as art
+from host_tools.virtual import display_text as art
 from host_tools import tui
-from host_tools.ht16k33_model import READING, VirtualHT16K33
-from host_tools.vbox import HOLD_MS, LONG_MS
+from host_tools.virtual.ht16k33 import READING, VirtualHT16K33
+from host_tools.virtual.box import HOLD_MS, LONG_MS
 
 LIT_FG = "ff0000"    # colour 196, the lit segments on a 256-colour terminal
 UNLIT_FG = "5f0000"  # colour 52, the faint unlit ones

@@ -11,9 +11,9 @@ from box import font
 from tycoon import state
 from tycoon.game import Game
 
-from host_tools.ht16k33_model import READING
+from host_tools.virtual.ht16k33 import READING
 from box_helpers import shown
-from host_tools.vbox import KEY_NAMES, BoxError, VBox, action_keys, key_name, setup_keys
+from host_tools.virtual.box import KEY_NAMES, BoxError, VBox, action_keys, key_name, setup_keys
 
 
 def reading(mask):

@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from host_tools import FIRMWARE, ROOT
-from host_tools.ht16k33_model import VirtualHT16K33
+from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NODE_DIR = os.path.join(HERE, "rp2040js")
@@ -132,7 +132,7 @@ _staged = {}
 def firmware_files(source=False):
     """The tree `matchbox flash` copies, as {board path: bytes} (built once per process)."""
     if source not in _staged:
-        from host_tools import build
+        from host_tools.device import build
         out = tempfile.mkdtemp(prefix="pico-stage-")
         try:
             files = {}

@@ -141,11 +141,7 @@ def choose(game, rng):
 def apply(game, action, seat=None):
     """Make an action given as (kind, faces, value), for `seat` (None: whoever is to act)."""
     kind, cards, value = action
-    if kind == PLAY:
-        return game.play(cards, value, seat)
-    if kind == PASS:
-        return game.pass_turn(seat)
-    return game.return_stick(seat)
+    return game.apply(kind, cards, value, seat)
 
 
 def step(game, rng):

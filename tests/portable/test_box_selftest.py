@@ -12,7 +12,7 @@ def _pinmap():
         return json.load(f)
 
 
-class Board(files.Folder):
+class SelftestBox(files.Folder):
     """A temp folder as the board's filesystem root (pinmap.json in it), made the working
     directory; run() captures what the self-test prints."""
 
@@ -63,7 +63,7 @@ def _lines(out, word):
 
 
 def test_everything_passes_on_a_sound_board():
-    with Board() as b:
+    with SelftestBox() as b:
         failed, out = b.run()
         assert failed == 0, out
         assert out[-1] == "selftest: 4 passed, 0 failed", out
@@ -74,7 +74,7 @@ def test_everything_passes_on_a_sound_board():
 
 
 def test_journal_check_leaves_the_real_games_alone():
-    with Board() as b:
+    with SelftestBox() as b:
         os.mkdir("games")
         os.mkdir("games/archive")
         current = b"players 4\n1: play 5  #~0000\n"
@@ -94,7 +94,7 @@ def test_journal_check_leaves_the_real_games_alone():
 def test_a_bad_pin_map_fails_with_its_problem_and_the_rest_still_runs():
     m = _pinmap()
     m["buttons"][0]["gpio"] = m["buttons"][1]["gpio"]
-    with Board(m) as b:
+    with SelftestBox(m) as b:
         failed, out = b.run()
         assert failed == 1, out
         bad = _lines(out, "FAIL")
@@ -104,7 +104,7 @@ def test_a_bad_pin_map_fails_with_its_problem_and_the_rest_still_runs():
 
 
 def test_a_missing_pin_map_fails():
-    with Board() as b:
+    with SelftestBox() as b:
         os.remove("pinmap.json")
         failed, out = b.run()
         assert failed == 1, out
@@ -116,7 +116,7 @@ def test_a_missing_pin_map_fails():
 
 def test_i2c_scan_names_the_missing_display():
     addrs = pins.addresses(_pinmap())
-    with Board() as b:
+    with SelftestBox() as b:
         failed, out = b.run(Hw(addrs))
         assert failed == 0, out
         assert out[-2].startswith("ok   i2c: displays at 0x70"), out
@@ -136,7 +136,7 @@ def test_a_broken_engine_is_reported():
     real = selftest.cards
     selftest.cards = Cards
     try:
-        with Board() as b:
+        with SelftestBox() as b:
             failed, out = b.run()
     finally:
         selftest.cards = real
@@ -155,7 +155,7 @@ def test_a_display_driver_that_rewrites_everything_is_reported():
 
     selftest.HT16K33 = Chatty
     try:
-        with Board() as b:
+        with SelftestBox() as b:
             failed, out = b.run()
     finally:
         selftest.HT16K33 = real

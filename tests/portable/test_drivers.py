@@ -75,7 +75,7 @@ class FakeChip:
         return out
 
 
-class Board:
+class FakeHw:
     """A 4x4 matrix and buttons; rows read back their level, columns see pressed keys."""
 
     def __init__(self):
@@ -129,7 +129,7 @@ BUTTON_NAMES = ("AS", "PLAY", "PASS", "DEL", "UNDO", "MENU", "G", "H")
 
 
 def make_keys(long_keys=None, t=0):
-    board = Board()
+    board = FakeHw()
     btns = [(n, ButtonPin()) for n in BUTTON_NAMES]
     clock = Clock(t)
     k = keys.Keys(board.rows, board.cols, btns, clock, ("123A", "456B", "789C", "E0FD"),

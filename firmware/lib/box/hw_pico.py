@@ -12,8 +12,8 @@ from box import pins
 IDLE_MS = 5
 
 
-class Board:
-    """The `hw` object of the Pico (see docs/firmware.md for the contract)."""
+class PicoHw:
+    """The `hw` object of the Pico (the contract: docs/architecture.md)."""
 
     def __init__(self, pinmap=None):
         m = pinmap or pins.load()
@@ -28,7 +28,6 @@ class Board:
         g = pins.buzzer_gpio(m)
         self.buzzer = machine.PWM(machine.Pin(g)) if g is not None else None
         self.ticks_ms = time.ticks_ms
-        self.ticks_diff = time.ticks_diff
         self.games = "games"
         self.store = None
         self.wdt = None
@@ -56,4 +55,4 @@ class Board:
 
 
 def build(pinmap=None):
-    return Board(pinmap)
+    return PicoHw(pinmap)

@@ -5,7 +5,7 @@ after the last hand), DEL goes back, UNDO restores the item's default. Two-digit
 shift digits in from the right, so 4 then 0 makes 40.
 """
 from box import panels
-from tycoon.game import EXPANSIONS, default_hands, deck_size
+from tycoon.game import BOUNDS, EXPANSIONS, default_hands, deck_size
 
 PLAYERS = 0
 DEALER = 1
@@ -16,6 +16,11 @@ HANDS = 5   # items 5.. are the seats' hands
 
 _LABELS = (b"PL", b"dL", b"Gh", b"rE", b"St")
 
+# The engine's bounds and defaults; the menu opens at 4 players; two-digit items stop at 99.
+_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _BASE_VALUES = BOUNDS
+_PLAYERS = 4
+_TWO_DIGITS = 99
+
 # what next() did
 MOVED = 0       # to the next item
 COMPLETE = 1    # past the last hand: the game can start
@@ -24,18 +29,18 @@ TOO_MANY = 2    # the hands hold more cards than the deck: stays on the last han
 
 class Setup:
     def __init__(self):
-        self.players = 4
+        self.players = _PLAYERS
         self.dealer = 1
         self.expansion = 0      # index into EXPANSIONS
-        self.revolution = 5
-        self.sticks = 40
-        self.hands = [0] * 8
+        self.revolution = _REVOLUTION
+        self.sticks = _STICKS
+        self.hands = [0] * _PLAYERS_MAX
         self.item = 0
         self._deal()
 
     def _deal(self):
         hands = default_hands(self.players, EXPANSIONS[self.expansion])
-        for i in range(8):
+        for i in range(_PLAYERS_MAX):
             self.hands[i] = hands[i] if i < self.players else 0
 
     def restore(self, saved):
@@ -45,7 +50,8 @@ class Setup:
             expansion = EXPANSIONS.index(saved["expansion"])
             revolution = int(saved["revolution"])
             hands = [int(n) for n in saved["hands"]]
-            if not 2 <= players <= 8 or revolution not in (4, 5) or len(hands) != players:
+            if not _PLAYERS_MIN <= players <= _PLAYERS_MAX or len(hands) != players \
+                    or revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
                 return
             if sum(hands) > deck_size(EXPANSIONS[expansion]):
                 return
@@ -57,11 +63,15 @@ class Setup:
         self.dealer = dealer if 1 <= dealer <= players else 1
         self.expansion = expansion
         self.revolution = revolution
-        self.sticks = min(max(sticks, 0), 99)
-        for i in range(8):
+        self.sticks = min(max(sticks, 0), _TWO_DIGITS)
+        for i in range(_PLAYERS_MAX):
             self.hands[i] = hands[i] if i < players else 0
 
-    def begin(self, game=None):
+    def values(self):
+        """How many values the chosen deck has (16, or 18 with G and H)."""
+        return _BASE_VALUES + 2 if self.expansion else _BASE_VALUES
+
+    def begin(self):
         """Open the menu at its first item, keeping the values of the last setup."""
         self.item = 0
 
@@ -69,7 +79,7 @@ class Setup:
         """A hex key pressed on the current item. Returns False when the value is refused."""
         item = self.item
         if item == PLAYERS:
-            if not 2 <= d <= 8:
+            if not _PLAYERS_MIN <= d <= _PLAYERS_MAX:
                 return False
             self.players = d
             if self.dealer > d:
@@ -80,12 +90,12 @@ class Setup:
                 return False
             self.dealer = d
         elif item == EXPANSION:
-            if d not in (0, 2, 4):
+            if d % 2 or d // 2 >= len(EXPANSIONS):   # 0, 2 or 4 copies of G and H
                 return False
             self.expansion = d // 2
             self._deal()
         elif item == REVOLUTION:
-            if d not in (4, 5):
+            if d != _REVOLUTION and d != _HOUSE_REVOLUTION:
                 return False
             self.revolution = d
         elif d > 9:
@@ -117,7 +127,7 @@ class Setup:
     def reset_item(self):
         item = self.item
         if item == PLAYERS:
-            self.players = 4
+            self.players = _PLAYERS
             self._deal()
         elif item == DEALER:
             self.dealer = 1
@@ -125,9 +135,9 @@ class Setup:
             self.expansion = 0
             self._deal()
         elif item == REVOLUTION:
-            self.revolution = 5
+            self.revolution = _REVOLUTION
         elif item == STICKS:
-            self.sticks = 40
+            self.sticks = _STICKS
         else:
             seat = item - HANDS
             self.hands[seat] = default_hands(self.players, EXPANSIONS[self.expansion])[seat]

@@ -26,6 +26,27 @@ FINISHED = const(16)    # one player left: the game is over
 EXPANSIONS = ("none", "gh2", "gh4")
 BASE_DECK = const(56)
 MAX_PLAY = const(5)
+_BASE_VALUES = const(16)   # values 0-F; the G/H expansion adds G and H
+_PLAYERS_MIN = const(2)
+_PLAYERS_MAX = const(8)
+_REVOLUTION = const(5)
+_HOUSE_REVOLUTION = const(4)
+_STICKS = const(40)
+
+# What a setup menu needs, read by index (one tuple takes far less heap than six module
+# names): fewest and most players, the revolution size and the house rule's, the matchsticks
+# in the box by default, and the values of the base deck.
+BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _BASE_VALUES)
+
+# The action log (a bytearray, see _decode): one head byte per action,
+#   bits 7-6 kind (PLAY, PASS, RETURN), bits 5-3 cards played (plays only), bits 2-0 seat - 1;
+# a play adds a value byte (bit 7 set when the value was declared with 'as') and one byte per
+# face, as written.
+_KIND_SHIFT = const(6)
+_COUNT_SHIFT = const(3)
+_LOW3 = const(7)
+_DECLARED = const(0x80)
+_VALUE_MASK = const(0x7F)
 
 
 # The rule codes, numbered: on MicroPython one long string takes much less heap than
@@ -59,8 +80,8 @@ class IllegalAction(Exception):
         self.code = code
 
 
-# Setup errors, numbered like the rule codes. Each message starts with the name of the
-# setting at fault: the notation reader uses that word to point at the header line.
+# Setup errors, numbered like the rule codes. A setup error is ValueError(message, setting):
+# the setting at fault rides along, so the notation reader can point at its header line.
 _SETUP = ("players must be 2 to 8|dealer must be a seat from 1 to %d|"
           "expansion must be none, gh2 or gh4|revolution must be 5 or 4|"
           "sticks must not be negative|hands needs %d counts, one per seat|"
@@ -76,7 +97,8 @@ _HANDS_DECK = const(7)
 
 
 def _setup_error(number, *args):
-    return ValueError(_SETUP.split("|")[number] % args)
+    message = _SETUP.split("|")[number] % args
+    return ValueError(message, message.split()[0])
 
 
 def deck_size(expansion="none"):
@@ -102,14 +124,15 @@ class Game:
     of 0 means still playing. `turn` is the seat to act, 0 once the game is finished.
     """
 
-    def __init__(self, players, dealer=1, expansion="none", revolution=5, sticks=40, hands=None):
-        if not 2 <= players <= 8:
+    def __init__(self, players, dealer=1, expansion="none", revolution=_REVOLUTION,
+                 sticks=_STICKS, hands=None):
+        if not _PLAYERS_MIN <= players <= _PLAYERS_MAX:
             raise _setup_error(_PLAYERS_RANGE)
         if not 1 <= dealer <= players:
             raise _setup_error(_DEALER_RANGE, players)
         if expansion not in EXPANSIONS:
             raise _setup_error(_EXPANSION_NAME)
-        if revolution not in (4, 5):
+        if revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
             raise _setup_error(_REVOLUTION_SIZE)
         if sticks < 0:
             raise _setup_error(_STICKS_NEGATIVE)
@@ -127,7 +150,7 @@ class Game:
         self.revolution_size = revolution
         self.tokens = sticks
         self.hands = tuple(hands)
-        self.values = 16 if expansion == "none" else 18
+        self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
         self._reset()
 
     def _reset(self):
@@ -233,8 +256,8 @@ class Game:
         n = len(faces)
         log = self._log
         self._last = len(log)
-        log.append(PLAY << 6 | n << 3 | p)
-        log.append(value | (0x80 if explicit else 0))
+        log.append(PLAY << _KIND_SHIFT | n << _COUNT_SHIFT | p)
+        log.append(value | (_DECLARED if explicit else 0))
         log.extend(bytes(faces))
         self.nactions += 1
         self.cards[p] -= n
@@ -248,13 +271,19 @@ class Game:
         self._declined = 0
         events = 0
         if n >= self.revolution_size:
+            # The order turns over before the forced pass below is judged: five F's played
+            # as F start a revolution, so F is no longer the strongest and forces nothing.
             self.revolution = not self.revolution
             events |= REVOLUTION
         if not self.cards[p] and not self.sticks[p]:
             events |= self._go_out(p + 1)
+            # A play that leaves one seat in the game ends it here, before any forced pass
+            # (docs/rules.md: the reading RULINGS leaves open).
             if events & FINISHED:
                 return events
         if value == self.strongest():
+            # Strongest card: every other seat still in the game takes a stick. Rulings: seats
+            # with no cards left take it too, and the supply may go below zero.
             for i in range(self.players):
                 if i != p and not self.ranks[i]:
                     self.sticks[i] += 1
@@ -263,13 +292,45 @@ class Game:
         self.turn = self.next_seat(p + 1)
         return events
 
+    def apply(self, kind, faces=(), value=None, seat=None):
+        """Make an action of any kind: PLAY (faces, value), PASS or RETURN. The one dispatch
+        on the kind, for undo, the box and the record reader. Returns event flags.
+
+        A pass (take a stick) and a return (no cards left) are both the seat declining."""
+        if kind == PLAY:
+            return self.play(faces, value, seat)
+        p = self._check_turn(seat, kind == PASS)
+        if kind == PASS and self.top_value < 0:
+            raise IllegalAction(_CANNOT_PASS)
+        self._last = len(self._log)
+        self._log.append(kind << _KIND_SHIFT | p)
+        self.nactions += 1
+        step = 1 if kind == PASS else -1
+        self.sticks[p] += step
+        self.supply -= step
+        seat = p + 1
+        events = 0
+        if not self.sticks[p]:   # only a return can take the last stick
+            events = self._go_out(seat)
+            if events & FINISHED:
+                return events
+        if self.top_value < 0:   # a leader with no cards returned: the next seat leads
+            self.turn = self.next_seat(seat)
+            return events
+        self._declined |= 1 << p
+        for i in range(self.players):
+            if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
+                self.turn = self.next_seat(seat)
+                return events
+        return events | self._clear()
+
     def pass_turn(self, seat=None):
         """Pass: decline to play and take one matchstick. Returns event flags."""
-        return self._decline(PASS, seat)
+        return self.apply(PASS, (), None, seat)
 
     def return_stick(self, seat=None):
         """Return one matchstick: the only action of a seat with no cards. Returns event flags."""
-        return self._decline(RETURN, seat)
+        return self.apply(RETURN, (), None, seat)
 
     def undo(self):
         """Take back the last action. Returns False when there is none."""
@@ -279,10 +340,7 @@ class Game:
         last = self._last
         self._reset()
         for kind, _seat, faces, value, explicit in _decode(log[:last]):
-            if kind == PLAY:
-                self.play(faces, value if explicit else None)
-            else:
-                self._decline(kind, None)
+            self.apply(kind, faces, value if explicit else None)
         return True
 
     def actions(self):
@@ -314,33 +372,6 @@ class Game:
             raise IllegalAction(_HAS_CARDS)
         return p
 
-    def _decline(self, kind, seat):
-        """Pass (take a stick) or return one (no cards left): either way the seat declines."""
-        p = self._check_turn(seat, kind == PASS)
-        if kind == PASS and self.top_value < 0:
-            raise IllegalAction(_CANNOT_PASS)
-        self._last = len(self._log)
-        self._log.append(kind << 6 | p)
-        self.nactions += 1
-        step = 1 if kind == PASS else -1
-        self.sticks[p] += step
-        self.supply -= step
-        seat = p + 1
-        events = 0
-        if not self.sticks[p]:   # only a return can take the last stick
-            events = self._go_out(seat)
-            if events & FINISHED:
-                return events
-        if self.top_value < 0:   # a leader with no cards returned: the next seat leads
-            self.turn = self.next_seat(seat)
-            return events
-        self._declined |= 1 << p
-        for i in range(self.players):
-            if i != self.top_seat - 1 and not self.ranks[i] and not self._declined >> i & 1:
-                self.turn = self.next_seat(seat)
-                return events
-        return events | self._clear()
-
     def _clear(self):
         """Clear the table; the last player leads, or the next seat if they went out."""
         self.supply += self.table_sticks
@@ -366,15 +397,16 @@ class Game:
 
 
 def _decode(log):
+    # The byte layout is described above, at _KIND_SHIFT.
     i = 0
     while i < len(log):
         head = log[i]
-        kind = head >> 6
-        seat = (head & 7) + 1
+        kind = head >> _KIND_SHIFT
+        seat = (head & _LOW3) + 1
         if kind == PLAY:
-            n = head >> 3 & 7
+            n = head >> _COUNT_SHIFT & _LOW3
             value = log[i + 1]
-            yield kind, seat, tuple(log[i + 2:i + 2 + n]), value & 0x7F, bool(value & 0x80)
+            yield kind, seat, tuple(log[i + 2:i + 2 + n]), value & _VALUE_MASK, bool(value & _DECLARED)
             i += 2 + n
         else:
             yield kind, seat, (), -1, False

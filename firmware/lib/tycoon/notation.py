@@ -146,13 +146,8 @@ class Reader:
                 value = _number(args[0])
             self._header[key] = (value, self.lineno)
             return 0
-        game = self.finish()
-        if key == PLAY:
-            faces, value = args
-            return game.play(faces, value, seat)
-        if key == PASS:
-            return game.pass_turn(seat)
-        return game.return_stick(seat)
+        faces, value = args
+        return self.finish().apply(key, faces, value, seat)
 
     def finish(self):
         """The game, started from the header at the first action (or at the end of a record
@@ -169,9 +164,8 @@ class Reader:
         try:
             self.game = Game(**setup)
         except ValueError as err:
-            message = err.args[0]
-            # the engine's setup messages start with the name of the header at fault
-            self.lineno = header[message.split()[0]][1]
+            message, setting = err.args   # the engine names the setting at fault
+            self.lineno = header[setting][1]
             raise NotationError(message)
         return self.game
 

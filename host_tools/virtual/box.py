@@ -1,6 +1,6 @@
 """The virtual box: the real firmware under the MicroPython unix port on virtual hardware.
 
-`VBox` starts `micropython host_tools/mpy/vboard.py` with a folder as the box's flash (the
+`VBox` starts `micropython host_tools/virtual/mpy/board.py` with a folder as the box's flash (the
 working directory: pinmap.json at its root, the journal in games/) and the firmware's lib on
 MICROPYPATH. It speaks the line protocol of docs/simulator.md: the board reports I2C writes,
 which go to one `VirtualHT16K33` per display address of the pin map; the host sets keys,
@@ -22,10 +22,11 @@ import sys
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT, tools
-from host_tools.ht16k33_model import VirtualHT16K33
+from host_tools import FIRMWARE, ROOT
+from host_tools.device import tools
+from host_tools.virtual.ht16k33 import VirtualHT16K33
 
-MPY = os.path.join(ROOT, "host_tools", "mpy")
+MPY = os.path.join(ROOT, "host_tools", "virtual", "mpy")
 LIB = os.path.join(FIRMWARE, "lib")
 MAIN = os.path.join(FIRMWARE, "main.py")
 PINMAP = os.path.join(FIRMWARE, "pinmap.json")
@@ -49,6 +50,33 @@ def key_name(name):
     if canon not in KEY_NAMES:
         raise ValueError("unknown key %r (keys: %s)" % (name, " ".join(KEY_NAMES)))
     return canon
+
+
+def parse_keys(text):
+    """The key words as steps: ("key", NAME, hold_ms) or ("wait", None, ms).
+    ValueError names the first word that is not a key."""
+    steps = []
+    for word in text.split():
+        name, sep, arg = word.partition(":")
+        if name.upper() == "WAIT":
+            if not arg.isdigit():
+                raise ValueError("WAIT needs milliseconds, as in WAIT:500 (got %r)" % word)
+            steps.append(("wait", None, int(arg)))
+            continue
+        try:
+            name = key_name(name)
+        except ValueError:
+            raise ValueError("unknown key %r in --keys" % word) from None
+        if not sep:
+            hold = HOLD_MS
+        elif arg.lower() == "long":
+            hold = LONG_MS
+        elif arg.isdigit() and int(arg) > 0:
+            hold = int(arg)
+        else:
+            raise ValueError("unknown key %r in --keys (NAME, NAME:long or NAME:MS)" % word)
+        steps.append(("key", name, hold))
+    return steps
 
 
 def setup_keys(players, dealer=1, expansion="none", revolution=5, sticks=40, hands=None):
@@ -83,14 +111,14 @@ def read_record(path):
     """A game record to put on the box's flash, as bytes; None after printing why not.
     A record the rules reject is still returned (the box drops the tail from the bad line,
     as after a power cut), with a warning naming the file and the line."""
-    from host_tools import replay_core
+    from host_tools import replay_portable
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         print("matchbox sim: cannot read %s: %s" % (path, exc.strerror), file=sys.stderr)
         return None
-    _game, error = replay_core.replay(path)
+    _game, error = replay_portable.replay(path)
     if error is not None:
         print("%s:%d: %s: %s (the box resumes from the last good line before it)"
               % (path, error[0], error[1], error[2]), file=sys.stderr)
@@ -108,7 +136,7 @@ def micropython():
 class VBox:
     """One virtual box. `flash`: folder holding its filesystem (a temporary one when None,
     removed by close()). `devices`: display addresses that are fitted (default: all of the
-    pin map). `board`: "virtual" (vboard hands main.py a virtual hw) or "pico" (the real
+    pin map). `board`: "virtual" (mpy/board.py hands main.py a virtual hw) or "pico" (the real
     box.hw_pico on virtual machine/time modules). `step_ms`: virtual ms per main-loop pass.
     `timeout`: wall-clock seconds to wait for the board before BoxError."""
 
@@ -155,7 +183,7 @@ class VBox:
             shutil.copyfile(PINMAP, dst)
         for chip in self.chips.values():
             chip.power_on()
-        args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "vboard.py"),
+        args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "board.py"),
                 "main=" + MAIN, "board=" + self.board, "step=%d" % self.step_ms,
                 "t0=%d" % self.t0, "devices=" + ",".join("%02x" % a for a in self.devices),
                 "unplugged=" + ",".join("%02x" % a for a in sorted(self.unplugged)),

@@ -90,7 +90,7 @@ def _circle(x, y, r, fill, glow=False):
 
 
 def from_chip(chip):
-    """(masks, colon, lit) of a VirtualHT16K33 (host_tools.ht16k33_model)."""
+    """(masks, colon, lit) of a VirtualHT16K33 (host_tools.virtual.ht16k33)."""
     return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
 
 

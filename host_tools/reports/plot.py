@@ -12,7 +12,7 @@ Only attributes that report_png understands are used for drawing.
 """
 from tycoon.game import CLEARED, FORCED, REVOLUTION
 
-from host_tools.report import error_text, ordinal, plural, ranking, setup_text
+from host_tools.reports.trace import error_text, ordinal, plural, ranking, setup_text
 
 # Okabe-Ito colours (told apart with the common colour-vision deficiencies), then two more.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#333333", "#9a8400")
@@ -348,5 +348,5 @@ class Plot:
 
 
 def svg(trace):
-    """The SVG document (a str) plotting a trace from host_tools.report.read_record."""
+    """The SVG document (a str) plotting a trace from host_tools.reports.trace.read_record."""
     return Plot(trace).svg()

@@ -1,6 +1,6 @@
 """The simulator's board process: runs the real firmware/main.py on virtual hardware.
 
-Started by host_tools/vbox.py as `micropython vboard.py KEY=VALUE ...` with the box's flash
+Started by host_tools/virtual/box.py as `micropython board.py KEY=VALUE ...` with the box's flash
 folder as working directory (pinmap.json at its root, the journal in games/):
   main=PATH         the firmware's main.py (required)
   devices=70,71     I2C addresses (hex) that have a chip (default: every display of the map)
@@ -16,7 +16,7 @@ When main.py returns (maintenance mode) or raises, the board reports `@r return`
 import sys
 import json
 
-import vparts
+import parts
 
 
 def options(argv):
@@ -62,15 +62,15 @@ def main():
     else:
         devices = [d["address"] for d in pinmap["displays"]]
     held = [h for h in opts["held"].split(",") if h]
-    board = vparts.Board(pinmap, devices, held, int(opts["t0"]), int(opts["step"]))
+    board = parts.VirtualBoard(pinmap, devices, held, int(opts["t0"]), int(opts["step"]))
     for a in opts["unplugged"].split(","):
         if a:
             board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
     watch_app(board)
     if opts["board"] == "pico":
-        sys.modules["machine"] = vparts.Machine(board)
-        sys.modules["time"] = vparts.Time(board)
+        sys.modules["machine"] = parts.Machine(board)
+        sys.modules["time"] = parts.Time(board)
     else:
         import box
         stub = _HwPico(board)
@@ -84,7 +84,7 @@ def main():
     except Exception as exc:  # the firmware crashed: show it, as the REPL would
         sys.print_exception(exc, sys.stdout)
         why = "exception"
-    vparts.send("r " + why)
+    parts.send("r " + why)
     while True:  # at the REPL: nothing runs, time still passes
         board.sleep(1000)
 

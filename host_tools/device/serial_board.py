@@ -1,7 +1,7 @@
 """Talk to a MicroPython board over USB serial through mpremote's SerialTransport.
 
 `connect(port)` opens the port (mpremote's "auto" picks the first USB serial device, a
-Raspberry Pi one first), enters the raw REPL and returns a `Board`; every failure to get
+Raspberry Pi one first), enters the raw REPL and returns a `SerialBoard`; every failure to get
 there is a `BoardError` with a one-line message naming the cause (no board, busy, no
 permission, not MicroPython). Board paths are absolute ("/lib/box/keys.mpy").
 """
@@ -93,7 +93,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
             if attempt == BUSY_RETRIES:
                 raise BoardError("%s is busy or went away while opening it" % port) from None
         time.sleep(0.1)
-    board = Board(transport, port)
+    board = SerialBoard(transport, port)
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what it got
             transport.enter_raw_repl(soft_reset=soft_reset, timeout_overall=timeout)
@@ -105,7 +105,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
     return board
 
 
-class Board:
+class SerialBoard:
     """An open raw-REPL session with helpers for files, hashes and reset."""
 
     def __init__(self, transport, port):

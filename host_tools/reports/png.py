@@ -11,7 +11,7 @@ import struct
 import xml.etree.ElementTree as ET
 import zlib
 
-from host_tools import report_font
+from host_tools.reports import font as report_font
 
 NAMED = {"white": (255, 255, 255), "black": (0, 0, 0)}
 INHERITED = ("fill", "stroke", "stroke-width", "stroke-dasharray", "font-size", "font-weight",

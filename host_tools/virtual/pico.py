@@ -27,7 +27,7 @@ import threading
 import time
 import tty
 
-from host_tools import tools
+from host_tools.device import tools
 
 RAW_MARK = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_MARK = b">>> "
@@ -483,9 +483,9 @@ def _find_micropython():
 
 
 def main(argv=None):
-    """`python -m host_tools.vpico DIR`: keep a virtual Pico running and print its port."""
+    """`python -m host_tools.virtual.pico DIR`: keep a virtual Pico running and print its port."""
     import argparse
-    parser = argparse.ArgumentParser(prog="python -m host_tools.vpico", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m host_tools.virtual.pico", description=__doc__.split("\n")[0])
     parser.add_argument("flash_dir", help="folder that acts as the board's flash filesystem")
     parser.add_argument("--capacity", type=int, help="pretend the flash holds this many bytes")
     args = parser.parse_args(argv)

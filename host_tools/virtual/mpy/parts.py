@@ -1,4 +1,4 @@
-"""Virtual board parts for the simulator: the MicroPython side of host_tools/vbox.py.
+"""Virtual board parts for the simulator: the MicroPython side of host_tools/virtual/box.py.
 
 Runs under the MicroPython unix port next to the real firmware. Every part the firmware
 touches talks to the host over stdio in text lines (protocol: docs/simulator.md):
@@ -282,7 +282,7 @@ class FlashStore(_store.Store):
 # --- the board ---------------------------------------------------------------------------
 
 
-class Board:
+class VirtualBoard:
     """The virtual Pico: pins, bus, buzzer, clock and the host link, wired per the pin map.
 
     devices: I2C addresses that have a chip; held: names of keys down at power-up;
@@ -426,7 +426,7 @@ class Board:
 
 
 class HW:
-    """The `hw` object the firmware gets (see docs/firmware-api: same members as hw_pico)."""
+    """The `hw` object the firmware gets (the contract: docs/architecture.md; same members as box.hw_pico)."""
 
     def __init__(self, board):
         self.board = board
@@ -436,7 +436,6 @@ class HW:
         self.buttons = board.buttons
         self.buzzer = board.pwm
         self.ticks_ms = board.ticks_ms
-        self.ticks_diff = ticks_diff
         self.idle = board.idle
         self.games = "games"
         self.store = board.flash

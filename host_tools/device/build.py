@@ -1,6 +1,6 @@
 """Compile the firmware with mpy-cross and stage the tree that goes onto the Pico.
 
-`python -m host_tools.build --check` compiles every firmware module for the Pico's CPU
+`python -m host_tools.device.build --check` compiles every firmware module for the Pico's CPU
 (armv6m) and reports errors as FILE:LINE: message. `stage()` builds the deployable tree:
 main.py/boot.py stay .py (MicroPython only auto-runs those), every other module becomes .mpy,
 other files (pin map) are copied with symlinks resolved. `package_json()` is the mip manifest.
@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-from host_tools import FIRMWARE, ROOT, tools
+from host_tools import FIRMWARE, ROOT
+from host_tools.device import tools
 
 ARCH = "armv6m"  # RP2040 (Cortex-M0+)
 TOP_LEVEL_PY = ("main.py", "boot.py")  # run by MicroPython at boot only as .py files
@@ -213,7 +214,7 @@ def package_json_text(root=ROOT):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.build", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m host_tools.device.build", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compile every firmware module, report errors")
     parser.add_argument("--stage", metavar="DIR", help="build the board's file tree into DIR")
     parser.add_argument("--source", action="store_true", help="with --stage: keep .py sources")

@@ -1,0 +1,218 @@
+"""What the displays show in each mode of the app, drawn into its panel buffer.
+
+`draw(app)` fills `app.buf` with the panels of the app's mode (or of the error or
+announcement on top of it) and returns how many panels it drew; the app pages them over its
+displays and sends them. Nothing here allocates: panels are drawn from bytes constants and
+the game's ints. What each panel means: docs/display.md.
+"""
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
+from box import panels
+from tycoon import game as rules
+from tycoon.cards import becomes, cost
+
+# The app's modes.
+SETUP = const(0)     # the new-game menu
+PLAY = const(1)      # entering plays
+REF = const(2)       # the quick reference
+FINISHED = const(3)  # the final ranking
+
+# What lies on top of the mode for a moment (app.overlay).
+NONE = const(0)
+ERROR = const(1)
+ANNOUNCE = const(2)
+
+MAX_PANELS = const(6)
+
+
+def draw(app):
+    """Draw the panels of the app's mode; returns how many."""
+    buf = app.buf
+    nd = len(app.displays)
+    if app.overlay == ERROR:
+        panels.text(buf, 0, app.err)
+        panels.text(buf, 1, b"Err")
+        n = 2
+    elif app.overlay == ANNOUNCE:
+        n = announcement(app)
+    elif app.mode == SETUP:
+        app.setup.draw(buf, 0)
+        panels.text(buf, 1, b"SEt")
+        n = 2
+    elif app.mode == REF:
+        n = ref(app)
+    elif app.mode == FINISHED:
+        n = ranking(app)
+    elif app.nfaces or app.as_key:
+        # the entry first; with three or more displays the table stays in view
+        if nd >= 3:
+            table(app, 0)
+            faces(app, 1)
+            preview(app, 2)
+            turn(app, 3)
+            n = min(nd, 4)
+        else:
+            faces(app, 0)
+            preview(app, 1)
+            n = 2
+    else:
+        table(app, 0)
+        turn(app, 1)
+        seat(app, 2)
+        sticks(app, 3)
+        n = 4
+    return n
+
+
+def entry_value(app):
+    """The value the entry plays as, or -1 while it is not one value."""
+    if app.value >= 0:
+        return app.value
+    if app.as_key or not app.nfaces:
+        return -1
+    v = app.faces[0]
+    for i in range(1, app.nfaces):
+        if app.faces[i] != v:
+            return -1
+    return v
+
+
+def entry_cost(app, value):
+    """The sticks the entry costs played as `value`, or -1 when a face cannot become it."""
+    total = 0
+    for i in range(app.nfaces):
+        c = cost(app.faces[i], value)
+        if c is None:
+            return -1
+        total += c
+    return total
+
+
+def table(app, p):
+    """The play on top: count and value ('3-9'), '----' when the table is empty."""
+    game = app.game
+    buf = app.buf
+    if game.top_value < 0:
+        panels.text(buf, p, b"----")
+        return
+    panels.clear(buf, p)
+    panels.number(buf, p, 0, 1, game.top_count)
+    panels.put(buf, p, 1, panels.DASH)
+    panels.card(buf, p, 2, game.top_value)
+
+
+def turn(app, p):
+    """'P' and the seat to act, 'r' in a revolution, then the strongest value."""
+    game = app.game
+    buf = app.buf
+    panels.text(buf, p, b"P")
+    panels.number(buf, p, 1, 1, game.turn)
+    if game.revolution:
+        panels.char(buf, p, 2, "r")
+    panels.card(buf, p, 3, game.strongest())
+
+
+def seat(app, p):
+    """Cards in hand of the seat to act; a bare seat must return a stick."""
+    game = app.game
+    if game.must_return():
+        panels.text(app.buf, p, b"rEtn")
+        return
+    panels.text(app.buf, p, b"c")
+    panels.number(app.buf, p, 1, 3, game.cards[game.turn - 1])
+
+
+def sticks(app, p):
+    """Matchsticks of the seat to act."""
+    game = app.game
+    panels.text(app.buf, p, b"St")
+    panels.number(app.buf, p, 2, 2, game.sticks[game.turn - 1])
+
+
+def faces(app, p):
+    """The faces keyed so far; a fifth card lights the point of the fourth digit."""
+    buf = app.buf
+    panels.clear(buf, p)
+    shown = min(app.nfaces, 4)
+    for i in range(shown):
+        panels.card(buf, p, i, app.faces[i])
+    if app.nfaces == rules.MAX_PLAY:
+        panels.dot(buf, p, 3)   # a fifth card: the point says "and one more"
+    if not app.nfaces:
+        panels.put(buf, p, 0, panels.DASH)
+
+
+def preview(app, p):
+    """'=V' and the sticks it costs after the colon, e.g. '=9: 1'."""
+    buf = app.buf
+    panels.text(buf, p, b"=")
+    value = entry_value(app)
+    panels.card(buf, p, 1, value)
+    panels.colon(buf, p)
+    c = entry_cost(app, value) if value >= 0 else -1
+    if c < 0:
+        panels.put(buf, p, 3, panels.DASH)
+    else:
+        panels.number(buf, p, 2, 2, c)
+
+
+def announcement(app):
+    """A revolution, a forced pass, a seat going out or the end, with the turn and table."""
+    buf = app.buf
+    events = app.event
+    game = app.game
+    if events & rules.FINISHED:
+        return ranking(app)
+    if events & rules.OUT:
+        panels.text(buf, 0, b"out")
+        panels.text(buf, 1, b"P")
+        panels.number(buf, 1, 1, 1, game.ranking[-1])
+    elif events & rules.FORCED:
+        panels.text(buf, 0, b"PASS")
+        panels.text(buf, 1, b"ALL")
+    else:
+        panels.text(buf, 0, b"rEuo")
+        panels.text(buf, 1, b"Hi")
+        panels.card(buf, 1, 3, game.strongest())
+    turn(app, 2)
+    table(app, 3)
+    return 4
+
+
+def ranking(app):
+    """'End', then one panel per rank: '1 P3'."""
+    game = app.game
+    buf = app.buf
+    panels.text(buf, 0, b"End")
+    n = 1
+    for i in range(min(len(game.ranking), MAX_PANELS - 1)):
+        panels.clear(buf, n)
+        panels.number(buf, n, 0, 1, i + 1)
+        panels.char(buf, n, 2, "P")
+        panels.number(buf, n, 3, 1, game.ranking[i])
+        n += 1
+    return n
+
+
+def ref(app):
+    """The quick reference: a face, a value it can become and the sticks it costs ('3-9.1')."""
+    buf = app.buf
+    panels.text(buf, 1, b"rEF")
+    if app.ref_face < 0:
+        panels.text(buf, 0, b"rEF")
+        panels.text(buf, 1, b"----")
+        return 2
+    values = app.game.values if app.game is not None else app.setup.values()
+    options = becomes(app.ref_face, values)
+    value, c = options[app.ref_index % len(options)]
+    panels.clear(buf, 0)
+    panels.card(buf, 0, 0, app.ref_face)
+    panels.put(buf, 0, 1, panels.DASH)
+    panels.card(buf, 0, 2, value)
+    panels.dot(buf, 0, 2)
+    panels.number(buf, 0, 3, 1, c)
+    return 2

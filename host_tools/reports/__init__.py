@@ -1,0 +1,1 @@
+"""The parts of `matchbox report`: a record read into a trace, the plot, the HTML page."""
