@@ -93,9 +93,12 @@ def key_name(name):
 
 
 def _lfs(data=None):
+    """littlefs as MicroPython formats it; to read an image, a cache of a whole block (the
+    host's littlefs refuses some files the board wrote, and reads fine, with a 256-byte one)."""
     from littlefs import LittleFS
+    cache = {} if data is None else {"cache_size": FS_BLOCK}
     fs = LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=FS_PROG,
-                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None)
+                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None, **cache)
     if data is not None:
         fs.context.buffer = bytearray(data)
         fs.mount()
@@ -178,6 +181,7 @@ class EmulatedPico:
         self.naks = {}
         self.probes = {}         # address -> zero-length probes ACKed on the pins (scan)
         self.i2c_writes = 0
+        self.writes = []         # (emulated us since power-up, address, bytes), this power-up
         self.i2c_bytes = 0
         self.last_state = None
         self.lit_at = None       # emulated ms of power-up at which every display was first lit
@@ -247,6 +251,7 @@ class EmulatedPico:
         self.cut_at = None
         self.boots += 1
         self._line = bytearray()
+        self.writes = []
         self._send(self._pending + ["B"])
         self._pending = []
         if wait_lit:
@@ -347,8 +352,7 @@ class EmulatedPico:
     def advance(self, ms):
         """Send what is pending and run the chip for `ms` emulated milliseconds."""
         if self.proc is None or self.mode not in ("running", "repl"):
-            self._pending = []
-            return
+            return   # keys and plugs stay pending for the next power-up
         self._send(self._pending + ["t %d" % ms])
         self._pending = []
         self._read_until("i")
@@ -461,9 +465,10 @@ class EmulatedPico:
         for line in self._lines():
             op, _, rest = line[1:].partition(" ")
             if op == "w":
-                addr, _, data = rest.partition(" ")
+                addr, data, us = rest.split(" ")
                 a = int(addr, 16)
                 payload = bytes.fromhex(data)
+                self.writes.append((int(us), a, payload))
                 chip = self.chips.get(a)
                 if chip is None or not chip.write(payload):
                     raise PicoError("the emulator ACKed a write to %s, which is not on the bus"
@@ -472,7 +477,7 @@ class EmulatedPico:
                 self.i2c_bytes += len(payload)
                 self._check_lit()
             elif op == "o":
-                self._serial_in(bytes.fromhex(rest))
+                self._serial_in(bytes.fromhex(rest.split(" ")[0]))
             elif op == "i":
                 words = rest.split()
                 self.elapsed += max(0, int(words[0]) - self.now)

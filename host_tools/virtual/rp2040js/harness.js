@@ -9,6 +9,8 @@
 //   O                 power off (a power cut: the chip stops where it is)
 //   t MS              run MS emulated milliseconds, then answer "@i MS_SINCE_POWER_ON FLASH_OPS"
 //   k NAME 0|1        release / press a key (nets resolved on every GPIO change)
+//                     (answers: @w AA HEX US an I2C write at US emulated microseconds, @o HEX US
+//                     serial bytes, @f e|p OFFSET COUNT a flash op, @b MS HZ DUTY the buzzer)
 //   d AA,BB           the display addresses on the bus (hex); u AA / p AA unplug / replug
 //   c N               cut the power before the (N+1)-th flash erase/program from now (-1: never)
 //   s HEX             bytes into the USB CDC serial (the REPL)
@@ -277,7 +279,7 @@ function powerOn() {
   };
   i2c.onReadByte = () => i2c.completeRead(0xff);
   i2c.onStop = () => {
-    if (cur) send('@w ' + hex2(cur.addr) + ' ' + hex(cur.data));
+    if (cur) send('@w ' + hex2(cur.addr) + ' ' + hex(cur.data) + ' ' + Math.floor(mcu.clock.nanos / 1000));
     cur = null;
     i2c.completeStop();
   };
@@ -290,7 +292,7 @@ function powerOn() {
   }
   buzz = '';
   cdc = new USBCDC(mcu.usbCtrl);
-  cdc.onSerialData = (bytes) => send('@o ' + hex(bytes));
+  cdc.onSerialData = (bytes) => send('@o ' + hex(bytes) + ' ' + Math.floor(mcu.clock.nanos / 1000));
   // rp2040js answers a read of the OUT endpoint at once, with zero bytes when nothing is
   // typed: tinyusb re-arms at once and the chip never sleeps. Hold the read until bytes come.
   const usb = mcu.usbCtrl;
@@ -350,6 +352,7 @@ function onBreak(code) {
   core.PC = core.LR & ~1;
 }
 
+let slept = 0; // ns the core has waited without a break
 function run(ms) {
   let left = ms * 1e6;
   while (left > 0 && mcu && !halted) {
@@ -360,12 +363,17 @@ function run(ms) {
       // rp2040js misses some wake-up events of the RP2040 (SEV from the other core or an
       // alarm raced by the SDK), which would leave a sleep hanging: wake up after 1 ms anyway.
       let dt = clock.nanosToNextAlarm;
-      if (dt <= 0 || dt > MAX_SLEEP_NS) dt = MAX_SLEEP_NS;
+      if (dt <= 0 || dt > MAX_SLEEP_NS - slept) dt = MAX_SLEEP_NS - slept;
       if (dt > left) dt = left;
       clock.tick(dt);
       left -= dt;
-      if (core.waiting && dt === MAX_SLEEP_NS) core.waiting = false;
+      slept += dt;
+      if (!core.waiting || slept >= MAX_SLEEP_NS) {
+        core.waiting = false;
+        slept = 0;
+      }
     } else {
+      slept = 0;
       let n = 0;
       // a slice of instructions at a time; breakpoints and waits end it early
       while (n < 2000 && !core.waiting && !halted) {

@@ -1,0 +1,279 @@
+"""The untouched firmware on the Pico's own MicroPython (RPI_PICO v1.28.0) on an emulated RP2040
+(rp2040js), against the same firmware on the unix port's virtual box.
+
+One emulated board and one virtual box are booted once and driven with the same keys, game
+after game; after every key their display RAM must be the same bytes, and after every game
+their journals (read out of the emulated littlefs) the same text. Then a game whose journal
+`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C.
+Figures are emulated time (an estimate of a Pico, not a measurement of one).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from host_tools.virtual import emulated_pico as ep
+
+REASON = ep.missing()
+if REASON:
+    pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
+
+import engine_helpers as eh  # noqa: E402
+from box.app import ERRORS  # noqa: E402
+from tycoon import notation, state  # noqa: E402
+from tycoon.game import Game  # noqa: E402
+
+from box_helpers import shown  # noqa: E402
+from host_tools import ROOT  # noqa: E402
+from host_tools.virtual.box import VBox, action_keys, setup_keys  # noqa: E402
+from test_power_cuts import scenario, snapshot  # noqa: E402
+
+
+UNDO_GAP_MS = 400
+
+
+class Twins:
+    """A virtual box and an emulated Pico driven with the same keys."""
+
+    def __init__(self):
+        self.vbox = VBox()
+        self.pico = ep.EmulatedPico()
+        self.mismatches = []
+        self.keys = 0
+
+    def boot(self):
+        self.vbox.boot()
+        assert self.pico.boot() == "running"
+        self.vbox.advance(100)
+        self.pico.advance(100)
+        self.compare("boot")
+
+    def compare(self, where):
+        v = {a: bytes(c.ram) for a, c in self.vbox.chips.items()}
+        p = self.pico.ram()
+        lit = ([c.lit for c in self.vbox.chips.values()], [c.lit for c in self.pico.chips.values()])
+        if v != p or lit[0] != lit[1]:
+            self.mismatches.append((where, self.vbox.displays(), self.pico.displays()))
+
+    def tap(self, key, hold=ep.HOLD_MS):
+        # An UNDO rewrites the journal: on the emulated Pico that keeps the loop busy for tens
+        # of ms (longer as the game grows), and a key pressed and released meanwhile is lost.
+        gap = UNDO_GAP_MS if key == "UNDO" else ep.GAP_MS
+        for box in (self.vbox, self.pico):
+            box.tap(key, hold, gap)
+        self.keys += 1
+        self.compare(key)
+
+    def enter(self, keys):
+        for key in keys:
+            self.tap(key)
+
+    def settle(self, ms=300):
+        self.vbox.advance(ms)
+        self.pico.advance(ms)
+        self.compare("settle")
+
+    def close(self):
+        self.vbox.close()
+        self.pico.close()
+
+
+@pytest.fixture(scope="module")
+def twins():
+    t = Twins()
+    t.boot()
+    yield t
+    t.close()
+
+
+def game_keys(setup, seed, actions=400, undo_every=0):
+    """Keys of a random legal game from `setup` (with UNDO runs: every `undo_every`-th action
+    is taken back twice and played again), and the game it ends in."""
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    keys = setup_keys(*setup)
+    for n in range(actions):
+        if game.finished:
+            break
+        eh.step(game, rng)
+        done = list(game.actions())
+        keys += action_keys(*done[-1])
+        if undo_every and n % undo_every == undo_every - 1 and len(done) >= 2:
+            keys += ["UNDO", "UNDO"] + action_keys(*done[-2]) + action_keys(*done[-1])
+    return keys, game
+
+
+def play_twin_game(twins, keys, game, first=()):
+    before = len(twins.mismatches)
+    for key in first:
+        twins.tap(key, ep.LONG_MS if key == "MENU" else ep.HOLD_MS)
+    twins.enter(keys)
+    twins.settle()
+    assert twins.mismatches[before:] == [], "display RAM differs: %r" % twins.mismatches[before:]
+    pico_journal = twins.pico.journal_text()
+    assert pico_journal == twins.vbox.journal_text()
+    loaded, error = notation.load(pico_journal.splitlines())
+    assert error is None and notation.write(loaded) == notation.write(game)
+    assert twins.pico.state() == json.loads(state.to_json(game))
+
+
+def test_same_bytes_3_players_with_undo_runs(twins):
+    keys, game = game_keys((3, 1, "none", 5, 6, [4, 3, 4]), 2, undo_every=4)
+    assert keys.count("UNDO") >= 4
+    play_twin_game(twins, keys, game)
+
+
+def test_same_bytes_8_players_gh4(twins):
+    keys, game = game_keys((8, 3, "gh4", 5, 12, [2, 2, 2, 2, 2, 2, 2, 2]), 1, actions=40)
+    play_twin_game(twins, keys, game, first=["MENU"])
+
+
+def test_same_bytes_2_players_with_a_revolution(twins):
+    setup = (2, 2, "gh2", 4, 8, [9, 9])
+    seed = next(s for s in range(300)
+                if any(e.get("revolution") for e in _states(setup, s)))
+    keys, game = game_keys(setup, seed, actions=60)
+    play_twin_game(twins, keys, game, first=["MENU"])
+
+
+def _states(setup, seed):
+    """The state after every action of game_keys(setup, seed), as dicts."""
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    out = []
+    while not game.finished and len(out) < 60:
+        eh.step(game, rng)
+        out.append(json.loads(state.to_json(game)))
+    return out
+
+
+ILLEGAL = [  # (keys, the error they must show), on a 3-player table where seat 1 led 5 5
+    ("3 3 PLAY", "not-stronger"), ("8 PLAY", "wrong-count"), ("7 7 AS F PLAY", "impossible-shape"),
+    ("1 2 3 4 5 6", "too-many-cards"), ("6 8 PLAY", "mixed-values"),
+    ("1 1 AS 8 PLAY", "not-enough-sticks"), ("G G PLAY", "no-such-card"),
+    ("7 7 AS G PLAY", "no-such-value"),
+]
+
+
+def test_same_bytes_for_every_illegal_entry(twins):
+    setup = (3, 1, "none", 5, 6, [3, 15, 15])
+    twins.tap("MENU", ep.LONG_MS)
+    twins.enter(setup_keys(*setup))
+    seen = []
+    twins.tap("PASS")   # the leader cannot pass
+    seen.append(twins.vbox.displays()[0])
+    twins.tap("DEL", ep.LONG_MS)
+    twins.enter("5 5 PLAY".split())
+    for keys, _code in ILLEGAL:
+        twins.enter(keys.split())
+        seen.append(twins.vbox.displays()[0])
+        twins.tap("DEL", ep.LONG_MS)
+    twins.enter("6 6 PLAY".split())
+    twins.settle()
+    assert twins.mismatches == [], "display RAM differs (where, vbox, pico)"
+    wanted = [shown(ERRORS[c].decode()) for c in ["cannot-pass"] + [c for _k, c in ILLEGAL]]
+    assert seen == wanted
+    assert twins.pico.journal_text() == twins.vbox.journal_text()
+
+
+def test_journal_pulled_from_littlefs_replays_to_what_the_displays_show(twins, tmp_path):
+    """The journal of the game on the emulated board, as `matchbox replay` reads it, resumed
+    on a virtual box, shows what the emulated board's displays show."""
+    files = twins.pico.read_files()
+    path = tmp_path / "current.txt"
+    path.write_bytes(files["games/current.txt"])
+    proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "replay", str(path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    with VBox() as fresh:
+        os.makedirs(os.path.join(fresh.flash, "games"))
+        with open(os.path.join(fresh.flash, "games", "current.txt"), "wb") as f:
+            f.write(files["games/current.txt"])
+        fresh.boot()
+        fresh.advance(300)
+        assert fresh.game() == twins.pico.state()
+        assert fresh.displays() == twins.pico.displays()
+        assert twins.pico.displays()[0].strip()
+
+
+def test_i2c_scan_is_answered_on_the_pins(twins):
+    """runtime.build() found every display through i2c.scan(), bit-banged on SDA/SCL."""
+    assert set(twins.pico.probes) == set(twins.pico.addresses)
+    assert all(chip.unknown == [] for chip in twins.pico.chips.values())
+
+
+# --- power cuts -------------------------------------------------------------------------------
+
+RESUME_MS = 500
+CUTS = int(os.environ.get("MATCHBOX_PICO_CUTS", "25"))
+OPS = int(os.environ.get("MATCHBOX_PICO_CUT_OPS", "30"))
+
+
+def journal_state(pico):
+    text = pico.journal_text()
+    if not text:
+        return None, None
+    game, error = notation.load(text.splitlines())
+    assert error is None, "journal does not replay after a cut:\n" + text
+    return json.loads(state.to_json(game)), notation.write(game)
+
+
+def enter_keys(pico, keys, settle=300):
+    """Type the keys, then let the board finish: a new game writes three files and takes
+    about 0.3 s emulated on the Pico, an UNDO rewrites the journal; keys typed meanwhile
+    would be lost (as on the box)."""
+    for key in keys:
+        if not pico.on:
+            return
+        pico.tap(key)
+    if pico.on:
+        pico.advance(settle)
+
+
+def test_power_cuts_between_flash_operations(capsys):
+    """Cut the power before a random flash erase/program of an operation, boot a fresh chip
+    with the same flash: the game is the state before or after that operation (at most the
+    action in flight is lost), and entering the rest of the game from there ends right."""
+    ops, states = scenario(4)
+    rng = random.Random(7)
+    cuts = 0
+    survived = 0
+    with ep.EmulatedPico() as pico:
+        assert pico.boot() == "running"
+        k = 0
+        limit = min(len(ops), OPS) if CUTS <= 25 else len(ops)
+        while k < limit:
+            kind, keys = ops[k]
+            before, after = states[k], states[k + 1]
+            allowed = [before, after] + ([snapshot(None)] if kind == "new" else [])
+            want_cut = cuts < CUTS and rng.random() < max(0.5, CUTS / max(1, limit))
+            if want_cut:
+                ops_before = pico.flash_ops
+                pico.cut_after(rng.randrange(3))
+            enter_keys(pico, keys, 700 if kind == "new" else 300)
+            if pico.mode == "cut":
+                cuts += 1
+                pico.release_all()
+                assert pico.boot() == "running"
+                pico.advance(RESUME_MS)   # the first frame is lit before resume() is done
+                now = journal_state(pico)
+                assert now in allowed, "op %d (%r): resumed neither before nor after it" % (
+                    k, keys)
+                if now == before:
+                    enter_keys(pico, keys, 700 if kind == "new" else 300)   # the action in flight was lost: key it again
+                survived += 1
+            elif want_cut:
+                pico.cancel_cut()
+                assert pico.flash_ops > ops_before or kind == "act"
+            assert journal_state(pico) == after, "op %d: %r" % (k, keys)
+            if pico.state() is not None and after[0] is not None and k + 1 < limit:
+                assert pico.state() == after[0]
+            k += 1
+    with capsys.disabled():
+        print("\nemulated Pico power cuts survived: %d/%d (between flash erase/program operations)"
+              % (survived, cuts))
+    assert cuts >= min(CUTS, 25)
+    assert survived == cuts
