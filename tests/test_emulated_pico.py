@@ -205,6 +205,68 @@ def test_i2c_scan_is_answered_on_the_pins(twins):
     assert all(chip.unknown == [] for chip in twins.pico.chips.values())
 
 
+def test_ctrl_c_over_usb_stops_the_app_and_the_watchdog(twins):
+    """mpremote's first move: Ctrl-C. The app stops, main.py clears the watchdog's ENABLE bit,
+    and the REPL stays free well past the 8 s the watchdog would allow."""
+    pico = twins.pico
+    resets = pico.watchdog_resets
+    assert pico.interrupt() == "repl"
+    assert any("stopped by Ctrl-C" in line for line in pico.console)
+    pico.advance(9000)
+    assert pico.watchdog_resets == resets
+    mark = len(pico.serial)
+    pico.write_serial(b"print(6 * 7)\r")
+    pico.advance(200)
+    assert b"42" in pico.serial[mark:]
+
+
+HANG_ONCE = b"""# test only: the app's loop stops feeding the watchdog once, after 300 passes
+import os
+try:
+    os.remove("hang-once")
+    import time
+    import box.app
+    _step = box.app.App.step
+    _passes = [0]
+
+    def step(self):
+        _passes[0] += 1
+        if _passes[0] > 300:
+            while True:
+                time.sleep_ms(50)
+        _step(self)
+
+    box.app.App.step = step
+except OSError:
+    pass
+"""
+
+
+def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
+    setup = (3, 1, "none", 5, 6, [4, 3, 4])
+    _keys, game = game_keys(setup, 2, actions=6)
+    files = ep.firmware_files()
+    files["boot.py"] = HANG_ONCE
+    files["hang-once"] = b""
+    files["games/current.txt"] = notation.write(game).encode()
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(500)
+        shown_before = pico.displays()
+        assert shown_before[0].strip()
+        assert pico.run_until(lambda: pico.watchdog_resets == 1, 12000, step=500)
+        assert 8000 <= pico.elapsed <= 12000
+        assert "hang-once" not in pico.read_files()
+        assert pico.run_until(lambda: pico.lit_at is not None, 3000)
+        pico.advance(500)
+        assert pico.displays() == shown_before
+        assert journal_state(pico)[1] == notation.write(game)
+        eh.step(game, eh.Lcg(99))   # and the game goes on from the keys
+        pico.keys(action_keys(*list(game.actions())[-1]))
+        pico.advance(300)
+        assert pico.state() == json.loads(state.to_json(game))
+
+
 # --- power cuts -------------------------------------------------------------------------------
 
 RESUME_MS = 300
