@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -265,6 +266,49 @@ def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
         pico.keys(action_keys(*list(game.actions())[-1]))
         pico.advance(300)
         assert pico.state() == json.loads(state.to_json(game))
+
+
+def matchbox(*argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "host_tools.cli"] + [str(a) for a in argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
+    """The real path onto a blank emulated Pico: `matchbox flash` over mpremote through a
+    pseudo-terminal bridged to the USB CDC, the hard reset after it runs the flashed main.py,
+    a game keyed on GPIO, `matchbox pull`, `replay` and `report` on what came back, then
+    `matchbox doctor` (without the key walk, which needs a person)."""
+    setup = (2, 1, "none", 5, 6, [3, 3])
+    keys, game = game_keys(setup, 3, actions=30)
+    with ep.EmulatedPico(files={}) as pico:
+        pico.boot(wait_lit=False)
+        pico.advance(500)
+        with ep.PicoPty(pico) as bridge:
+            flashed = matchbox("flash", "--port", bridge.port)
+            assert flashed.returncode == 0, flashed.stdout + flashed.stderr
+            assert "verified" in flashed.stdout and "board restarted" in flashed.stdout
+            for _ in range(600):   # main.py runs after the reset
+                if pico.lit_at is not None:
+                    break
+                time.sleep(0.05)
+            assert pico.lit_at is not None
+            bridge.keys(keys)
+            pulled = matchbox("pull", tmp_path / "games", "--port", bridge.port)
+            assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+            record = tmp_path / "games" / "current.txt"
+            replayed = matchbox("replay", record)
+            assert replayed.returncode == 0, replayed.stderr
+            loaded, error = notation.load(record.read_text().splitlines())
+            assert error is None and notation.write(loaded) == notation.write(game)
+            report = matchbox("report", record, "-o", tmp_path / "report.svg")
+            assert report.returncode == 0, report.stderr
+            assert (tmp_path / "report.svg").stat().st_size > 1000
+            doctor = matchbox("doctor", "--port", bridge.port, "--yes", "--light-seconds", "0.5")
+            assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+            for word in ("self-test   OK", "all 4 displays answer: 0x70 0x71 0x72 0x73",
+                         "2. firmware    OK"):
+                assert word in doctor.stdout, doctor.stdout
+        assert pico.probes   # doctor's and the app's I2C scans were answered on the pins
 
 
 # --- power cuts -------------------------------------------------------------------------------

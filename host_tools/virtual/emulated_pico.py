@@ -520,3 +520,106 @@ class EmulatedPico:
             chips = [c for a, c in self.chips.items() if a not in self.unplugged]
             if chips and all(c.lit for c in chips):
                 self.lit_at = self.now
+
+
+class PicoPty:
+    """The emulated board's USB CDC serial on a pseudo-terminal, for mpremote and the
+    `matchbox` commands (`--port` PicoPty.port). A thread owns the board while the bridge
+    runs: it moves bytes both ways and lets emulated time pass in steps of `step_ms`.
+    Use the board again only after stop()."""
+
+    def __init__(self, board, step_ms=5):
+        import pty
+        import threading
+        import tty
+        self.board = board
+        self.step_ms = step_ms
+        self._master, self._slave = pty.openpty()
+        tty.setraw(self._slave)
+        os.set_blocking(self._master, False)
+        self.port = os.ttyname(self._slave)
+        self._stop = threading.Event()
+        self._calls = []
+        self._timers = []
+        self._lock = threading.Lock()
+        self.error = None
+        self._thread = threading.Thread(target=self._relay, name="pico-pty", daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _relay(self):
+        board = self.board
+        sent = len(board.serial)
+        try:
+            while not self._stop.is_set():
+                try:
+                    data = os.read(self._master, 4096)
+                except (BlockingIOError, OSError):
+                    data = b""
+                if data:
+                    board.write_serial(data)
+                with self._lock:
+                    calls, self._calls = self._calls, []
+                for fn, args in calls:
+                    fn(*args)
+                due = [t for t in self._timers if t[0] <= board.elapsed]
+                for t in due:
+                    self._timers.remove(t)
+                    t[1](*t[2])
+                if board.mode not in ("running", "repl"):
+                    board.boot(wait_lit=False)
+                    sent = len(board.serial)
+                board.advance(self.step_ms)
+                if len(board.serial) > sent:
+                    out = bytes(board.serial[sent:])
+                    sent = len(board.serial)
+                    while out:
+                        try:
+                            n = os.write(self._master, out)
+                            out = out[n:]
+                        except BlockingIOError:
+                            time.sleep(0.001)
+                elif not data:
+                    time.sleep(0.0005)
+        except Exception as exc:  # reported by stop()
+            self.error = exc
+
+    def call(self, fn, *args):
+        """Run fn(*args) on the relay thread before its next step (e.g. board.press)."""
+        with self._lock:
+            self._calls.append((fn, args))
+
+    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
+        """Tap keys on the bridged board, paced in emulated time (waits for each)."""
+        import threading
+        for name in names:
+            done = threading.Event()
+            self.call(self.board.press, name)
+            self.call(self._after, hold, self.board.release, name)
+            self.call(self._after, hold + gap, done.set)
+            if not done.wait(60):
+                raise PicoError("the bridged board did not take key %s" % name)
+
+    def _after(self, ms, fn, *args):
+        at = self.board.elapsed + ms
+        self._timers.append((at, fn, args))
+
+    def stop(self):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+        for fd in (self._master, self._slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.error is not None:
+            raise PicoError("the serial bridge stopped: %s" % self.error)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
