@@ -46,5 +46,10 @@ bench: $(STAMP)
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
 
+# Soak: 1000 power cuts between flash operations on the emulated Pico (about an hour here);
+# prints how many struck and how many the box survived.
+power-cuts-pico: $(STAMP) pico-js
+	MATCHBOX_PICO_CUTS=1000 $(BIN)/pytest tests/test_emulated_pico.py -k power_cuts -p no:cacheprovider
+
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis
