@@ -12,10 +12,13 @@ NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
 all: test
 
+# setuptools ends every editable install of mapped package folders (tycoon lives in
+# firmware/lib) with a general notice ("Editable installation. Please be careful with
+# folders ... of the same name"), not about this configuration: that one notice is filtered.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)

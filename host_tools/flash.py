@@ -6,6 +6,7 @@ remove stale firmware files, copy the changed ones, verify every file by sha256,
 Only firmware files are ever touched: /main.py, /boot.py, /pinmap.json and files under
 /lib/box/ and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has). /games/ never is.
 Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem or refusal.
+`--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
 """
 import errno
 import os
@@ -128,6 +129,8 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
         try:
             board = connect(port, timeout=timeout)
         except BoardError as exc:
+            if dry_run:
+                return _dry_run_fresh(stage_dir, local, source, str(exc))
             return _error(str(exc))
         with board:
             try:
@@ -139,6 +142,20 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
                 return _error("the board reported: %s" % (lines[-1] if lines else "an error"))
             except COMM_ERRORS as exc:
                 return _error("lost the board on %s: %s" % (board.port, exc))
+
+
+def _dry_run_fresh(stage_dir, local, source, reason):
+    """--dry-run with no board to compare against: list what a fresh board would receive."""
+    print("no board to compare with (%s)" % reason)
+    kind = "as .py sources" if source else "modules as mpy v%d.%d bytecode" % build.mpy_version()[:2]
+    print("on a fresh board (no firmware on it yet) flash would copy %d files, %s:" % (len(local), kind))
+    copy, _ = plan(local, {})
+    for i, path in enumerate(copy, 1):
+        print("would copy [%d/%d] %s (%d bytes)" % (i, len(copy), path[1:],
+                                                   os.path.getsize(stage_dir + path)))
+    print("dry run: %d to copy to a fresh board; a board that has firmware gets only the files "
+          "that differ; no board was touched" % len(copy))
+    return 0
 
 
 def _flash(board, stage_dir, local, native, source, dry_run):

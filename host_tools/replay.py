@@ -1,9 +1,10 @@
 """`matchbox replay`: check game records and show where each one stands."""
+import json
 import os
 import subprocess
 import sys
 
-from host_tools import FIRMWARE, replay_portable
+from host_tools import FIRMWARE, files, replay_portable
 from host_tools.device import tools
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,8 +29,31 @@ def run_micropython(argv):
     return proc.returncode
 
 
+def unreadable(path, as_json):
+    """Say why path cannot be read (stderr; with --json also its line on stdout); status 2."""
+    message = files.unreadable(path)
+    if message is None:
+        return None
+    sys.stderr.write("matchbox replay: %s\n" % message)
+    if as_json:
+        sys.stdout.write('{"file": %s, "error": {"line": 0, "kind": "syntax", "code": %s}, '
+                         '"state": null}\n' % (json.dumps(path), json.dumps(message)))
+    return 2
+
+
 def run(args):
-    argv = (["--json"] if args.json else []) + list(args.files)
     if args.runtime == "micropython":
-        return run_micropython(argv)
-    return replay_portable.main(argv)
+        statuses = [unreadable(path, args.json) for path in args.files]
+        readable = [path for path, status in zip(args.files, statuses) if status is None]
+        worst = max([status or 0 for status in statuses])
+        sys.stdout.flush()
+        if readable:
+            worst = max(worst, run_micropython((["--json"] if args.json else []) + readable))
+        return worst
+    worst = 0
+    for path in args.files:
+        status = unreadable(path, args.json)
+        if status is None:
+            status = replay_portable.report(path, args.json, sys.stdout, sys.stderr)
+        worst = max(worst, status)
+    return worst

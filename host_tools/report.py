@@ -3,7 +3,7 @@
 Output by extension: .svg (the plot), .png (the same plot) or .html (one self-contained page:
 setup, plot, ranking, per-seat totals and the action log with line numbers). A record with an
 error is shown up to its last legal action, with the error stated on the plot and the page.
-The parts live in host_tools/reports/: trace (reading), plot, page.
+The parts live in host_tools/reports/: trace (reading), plot (matplotlib), page.
 """
 import os
 import sys
@@ -17,14 +17,12 @@ STATUS = {None: 0, "illegal": 1, "syntax": 2}
 
 def render(trace, fmt):
     """The report of a trace in one format ('.svg', '.png', '.html'): str or bytes."""
-    svg_text = plot.svg(trace)
     if fmt == ".svg":
-        return svg_text
+        return plot.svg(trace)
     if fmt == ".png":
-        from host_tools.reports import png
-        return png.render(svg_text)
+        return plot.png(trace)
     if fmt == ".html":
-        return page.html_page(trace, svg_text)
+        return page.html_page(trace, plot.svg(trace))
     raise ReportError("unknown output format '%s': use %s" % (fmt, ", ".join(FORMATS)))
 
 

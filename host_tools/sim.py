@@ -1,7 +1,9 @@
 """`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box).
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
-JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}.
+JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}. With
+`--stream` it prints instead the state lines the firmware sends over USB, as they come, which
+is what `matchbox watch --file -` reads.
 Key words (case does not matter; docs/simulator.md):
   0-9 A-F G H AS PLAY PASS DEL UNDO MENU   a press: held 60 ms, then 60 ms released
   NAME:long                                 held 1000 ms (a long press)
@@ -25,6 +27,9 @@ def add_arguments(parser):
     parser.add_argument("--keys", default="", metavar='"K K ..."',
                         help="keys to press: 0-F G H AS PLAY PASS DEL UNDO MENU, NAME:long, "
                              "NAME:MS (held MS ms), WAIT:MS")
+    parser.add_argument("--stream", action="store_true",
+                        help="headless: print the firmware's USB state lines as they come "
+                             "(for `matchbox watch --file -`) instead of the JSON")
     parser.add_argument("--settle", type=int, default=SETTLE_MS, metavar="MS",
                         help="virtual ms to let pass after the last key (default %d)" % SETTLE_MS)
     parser.add_argument("--displays", type=int, default=4, metavar="N",
@@ -44,14 +49,25 @@ def headless(args, out=None):
         return 2
     record = None
     if args.journal:
-        record = read_record(args.journal)
+        record, warning = read_record(args.journal)
         if record is None:
             return 2
+        if warning:
+            print(warning, file=sys.stderr)
     with VBox() as box:
         if record is not None:
             os.makedirs(os.path.join(box.flash, "games"))
             with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
                 f.write(record)
+        sent = 0
+
+        def stream():
+            nonlocal sent
+            if args.stream:
+                for line in box.emitted[sent:]:
+                    out.write(line + "\n")
+                out.flush()
+                sent = len(box.emitted)
         try:
             box.boot()
             for kind, name, ms in steps:
@@ -59,7 +75,9 @@ def headless(args, out=None):
                     box.advance(ms)
                 else:
                     box.tap(name, ms, GAP_MS)
+                stream()
             box.advance(max(args.settle, 1))
+            stream()
             result = {"displays": box.displays(), "state": box.state(),
                       "journal": box.journal_text()}
         except BoxError as exc:
@@ -69,7 +87,8 @@ def headless(args, out=None):
             print("matchbox sim: the firmware stopped (%s):\n%s" % (
                 box.mode, "\n".join(box.console[-20:])), file=sys.stderr)
             return 1
-    out.write(json.dumps(result) + "\n")
+    if not args.stream:
+        out.write(json.dumps(result) + "\n")
     return 0
 
 
@@ -80,6 +99,9 @@ def interactive(args):
 
 
 def run(args):
+    if args.stream and not args.headless:
+        print("matchbox sim: --stream needs --headless", file=sys.stderr)
+        return 2
     if args.headless:
         return headless(args)
     return interactive(args)

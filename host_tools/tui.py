@@ -4,11 +4,12 @@ host_tools.virtual.box runs firmware/main.py under the MicroPython unix port; th
 its displays as large seven-segment digits (host_tools.virtual.display_text), maps the keyboard to
 the box's keys, lets the virtual clock follow the wall clock while nobody types (so error
 codes, announcements and paging time out as on the box) and explains in plain words what
-the box shows. It adapts to the terminal's size: smaller digits, then a one-line key map,
-then the displays as plain text.
+the box shows, the buzzer's tones included. It adapts to the terminal's size: smaller digits,
+then a one-line key map, then the displays as plain text.
 
-Only curses and the standard library are used. `run(args)` is the entry point (called by
-host_tools.sim); `action`, `layout`, `status_lines` and `explain` are pure helpers.
+Only curses, the standard library and the engine's notation reader are used. `run(args)` is
+the entry point (called by host_tools.sim); `action`, `layout`, `status_lines`, `explain` and
+`tone_words` are pure helpers.
 """
 import ast
 import curses
@@ -21,6 +22,7 @@ import sys
 import time
 
 from host_tools import FIRMWARE
+from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox, read_record
@@ -30,6 +32,7 @@ FRAME_MS = 40         # one screen update while idle
 MAX_STEP_MS = 500     # virtual time granted at most per update (a stalled terminal skips time)
 FLASH_MS = 350        # how long a pressed key stays highlighted on screen
 NOTE_MS = 4000        # how long a note from the simulator stays
+TONE_MS = 1500        # how long the status line shows a tone of the buzzer
 
 # Plain words for the firmware's error codes (the displays show ERRORS[code] and "Err").
 ERROR_HELP = {
@@ -48,6 +51,19 @@ ERROR_HELP = {
     "mixed-values": "the cards do not make one value (AS sets one)",
     "not-enough-sticks": "not enough matchsticks to complete the cards",
     "flash-full": "the box's flash is full: the action was not saved",
+}
+
+# The same codes where the setup menu means something else by them.
+SETUP_ERROR_HELP = {
+    "no-such-card": "the seats' cards add up to more than the deck holds",
+    "flash-full": "the box's flash is full: the new game could not be saved",
+}
+
+# The buzzer's sequences (box.buzzer) -> what the box means by them.
+TONE_WORDS = {
+    "REJECT": "low tone: refused",
+    "ACCEPT": "beep: accepted",
+    "REVOLUTION": "fanfare: revolution",
 }
 
 # Announcements: the first display's reading -> what happened.
@@ -79,6 +95,27 @@ def firmware_errors():
                 isinstance(t, ast.Name) and t.id == "ERRORS" for t in node.targets):
             return {k: v.decode() for k, v in ast.literal_eval(node.value).items()}
     raise LookupError("ERRORS not found in box/app.py")
+
+
+def firmware_tones():
+    """{frequency in Hz: sequence name} of firmware/lib/box/buzzer.py, read from its source."""
+    path = os.path.join(FIRMWARE, "lib", "box", "buzzer.py")
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name) and node.targets[0].id in TONE_WORDS:
+            for hz, _ms in ast.literal_eval(node.value):
+                if hz:
+                    out.setdefault(hz, node.targets[0].id)
+    return out
+
+
+def tone_words(hz, tones):
+    """What a tone of hz means, from firmware_tones(); 'tone N Hz' when it is none of them."""
+    name = tones.get(hz)
+    return TONE_WORDS[name] if name else "tone %d Hz" % hz
 
 
 # --- keyboard -----------------------------------------------------------------------------
@@ -155,18 +192,19 @@ def legend():
 
 # --- what the box shows, in words ----------------------------------------------------------
 
-def header(journal):
-    """The setup lines of a game record (players, dealer, ...) as a dict of strings."""
-    out = {}
-    for line in journal.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        word, _, rest = line.partition(" ")
-        if word[:1].isdigit():
-            break
-        out[word] = rest.strip()
-    return out
+def setup_of(journal):
+    """The game the header of a record sets up, every setting filled in (the ones the record
+    leaves out take their defaults), or None when the header does not set up a game."""
+    reader = notation.Reader()
+    try:
+        for line in journal.splitlines():
+            parsed = notation.parse_line(line)
+            if parsed is not None and parsed[0] != "header":
+                break
+            reader.feed(line)
+        return reader.finish()
+    except notation.NotationError:
+        return None
 
 
 def _plural(n, word):
@@ -179,11 +217,13 @@ def status_lines(mode, game, journal):
     if mode == "setup" or game is None:
         return ["Setup  PL players · dL leader · Gh G/H cards 0/2/4 · rE revolution 4/5",
                 "       St sticks · 1=15 seat 1's cards ... · PLAY: next, the last one starts"]
-    h = header(journal)
-    first = "Game  %s players · leader %s · %s · revolution at %s · %s sticks" % (
-        h.get("players", "?"), h.get("dealer", "?"),
-        EXPANSION_WORDS.get(h.get("expansion", ""), h.get("expansion", "?")),
-        h.get("revolution", "?"), h.get("sticks", "?"))
+    setup = setup_of(journal)
+    if setup is None:
+        first = "Game  %d players" % game.get("players", 0)
+    else:
+        first = "Game  %d players · leader %d · %s · revolution at %d · %d sticks" % (
+            setup.players, setup.dealer, EXPANSION_WORDS[setup.expansion],
+            setup.revolution_size, setup.tokens)
     if mode == "ref":
         return [first, "Quick reference: a face key shows a value it can become, the point "
                        "and its cost; again: next; MENU back"]
@@ -209,13 +249,14 @@ def status_lines(mode, game, journal):
     return [first, "Now   " + " · ".join(parts)]
 
 
-def explain(readings, errors):
+def explain(readings, errors, mode="play"):
     """A sentence for an error code or an announcement on the displays, else ''.
-    `readings`: VBox.displays(); `errors`: firmware_errors()."""
+    `readings`: VBox.displays(); `errors`: firmware_errors(); `mode`: the app's mode."""
     if len(readings) >= 2 and readings[1].startswith("Err"):
         for code, text in errors.items():
             if _reads_as(readings[0], text):
-                return "Error %s: %s" % (text, ERROR_HELP.get(code, code))
+                words = SETUP_ERROR_HELP.get(code) if mode == "setup" else None
+                return "Error %s: %s" % (text, words or ERROR_HELP.get(code, code))
         return "Error"
     if readings:
         for shown, words in ANNOUNCEMENTS.items():
@@ -278,7 +319,11 @@ class Session:
         self.journal = ""
         self.pressed = None       # (box key, wall time) of the last key
         self.note = ""            # a message from the simulator itself
-        self.note_at = 0.0
+        self.note_until = 0.0     # wall time it goes; None: until the next key
+        self.tones = firmware_tones()
+        self.heard = len(box.tones)   # box.tones already looked at
+        self.tone = ""            # what the last tone meant
+        self.tone_at = 0.0
         self.last = time.monotonic()
         self.carry = 0.0
 
@@ -291,9 +336,32 @@ class Session:
         self.game = d.get("game")
         self.journal = self.box.journal_text()
 
-    def say(self, text):
+    def say(self, text, until_key=False):
+        """Show a note of the simulator for NOTE_MS, or until the next key."""
         self.note = text
-        self.note_at = time.monotonic()
+        self.note_until = None if until_key else time.monotonic() + NOTE_MS / 1000.0
+
+    def noting(self):
+        """The note to show now, or ''."""
+        if self.note_until is None or time.monotonic() < self.note_until:
+            return self.note
+        return ""
+
+    def listen(self):
+        """Look at the buzzer changes since the last call: a tone that started is shown."""
+        tones = self.box.tones
+        for _ms, hz, duty in tones[self.heard:]:
+            if duty:
+                self.tone = tone_words(hz, self.tones)
+                self.tone_at = time.monotonic()
+                break   # the first tone of a sequence names it
+        self.heard = len(tones)
+
+    def hearing(self):
+        """What the tone sounding (or just sounded) means, or ''."""
+        if self.tone and time.monotonic() - self.tone_at < TONE_MS / 1000.0:
+            return self.tone
+        return ""
 
     def do(self, act):
         """Carry out an action(); returns False to quit."""
@@ -302,8 +370,11 @@ class Session:
             return False
         box = self.box
         if kind == "key":
+            if self.note_until is None:
+                self.note = ""
             if box.mode == "running":
                 box.tap(act[1], act[2], GAP_MS)
+                self.listen()
                 self.pressed = (("long " if act[2] >= LONG_MS else "") + act[1],
                                 time.monotonic())
                 self.refresh()
@@ -332,6 +403,7 @@ class Session:
         self.carry = 0.0 if self.carry >= MAX_STEP_MS else self.carry - ms
         if ms > 0 and self.box.mode == "running":
             self.box.advance(ms)
+            self.listen()
 
     def panels(self):
         """(address, masks, colon, visible, note) per fitted display."""
@@ -521,13 +593,17 @@ class Painter:
         attr = A["note"]
         if box.mode != "running":
             text = "The firmware stopped (%s): ^R powers it up again, q quits" % box.mode
-        elif s.note and time.monotonic() - s.note_at < NOTE_MS / 1000.0:
-            text = s.note
+        elif s.noting():
+            text = s.noting()
         else:
-            text = explain(box.displays(), s.errors)
+            text = explain(box.displays(), s.errors, s.mode)
             if not text:
                 text = HINTS.get(s.mode, "")
                 attr = A["dim"]
+        tone = s.hearing() if box.mode == "running" else ""
+        if tone:
+            text = " · ".join(t for t in ("%s %s" % ("Buzzer:" if self.ascii else "♪", tone), text) if t)
+            attr = A["note"]
         right = ""
         if s.pressed:
             right = "key %s   " % s.pressed[0]
@@ -594,9 +670,9 @@ def run(args):
         print("matchbox sim: the simulator needs a terminal (or use --headless)",
               file=sys.stderr)
         return 2
-    record = None
+    record = warning = None
     if getattr(args, "journal", None):
-        record = read_record(args.journal)
+        record, warning = read_record(args.journal)
         if record is None:
             return 2
     flash = getattr(args, "flash", None)
@@ -618,6 +694,8 @@ def run(args):
         box.boot()
         session = Session(box)
         session.refresh()
+        if warning:
+            session.say(warning, until_key=True)
         status = curses.wrapper(_main_loop, session)
     except KeyboardInterrupt:
         status = 0

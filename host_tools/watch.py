@@ -15,6 +15,7 @@ import time
 
 import serial
 
+from host_tools import files
 from host_tools.device.serial_board import BoardError, find_port, probe_port
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -77,7 +78,7 @@ def file_lines(path):
     try:
         f = open(path, "rb")
     except OSError as exc:
-        raise BoardError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+        raise BoardError(files.cannot_read(path, exc)) from None
 
     def chunks():
         with f:

@@ -1,6 +1,6 @@
 """`matchbox wiring`: draw hardware/wiring.svg from hardware/pinmap.json (--check: is it current?).
 
-The drawing is plain SVG written here, so it needs nothing beyond Python. Layout: the
+The drawing is SVG written with host_tools.svg (over the standard library). Layout: the
 display backpacks in a band on top with their I2C bus, the Pico in the middle with every
 header pin named, and each other part beside the header side its pins are on, level with
 them where possible, so most wires are straight lines.
@@ -10,6 +10,7 @@ import os
 import sys
 
 from host_tools import HARDWARE
+from host_tools import svg as writer
 
 MAP_PATH = os.path.join(HARDWARE, "pinmap.json")
 SVG_PATH = os.path.join(HARDWARE, "wiring.svg")
@@ -55,46 +56,40 @@ def jumpers(address):
 
 
 class Svg:
-    """Just enough SVG: shapes and text, written in a stable order."""
+    """The drawing's shapes and text, in a stable order, added to an element (host_tools.svg)."""
 
-    def __init__(self):
-        self.out = []
+    def __init__(self, node):
+        self.node = node
 
-    def add(self, s):
-        self.out.append(s)
+    def group(self, **attrs):
+        """A Svg drawing into a new <g> (a transform, say)."""
+        return Svg(writer.add(self.node, "g", **attrs))
 
     def line(self, x1, y1, x2, y2, color="#222", width=2):
-        self.add('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%s"/>'
-                 % (x1, y1, x2, y2, color, width))
+        writer.add(self.node, "line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=color, stroke_width=width)
 
-    def path(self, points, color, width=2):
-        d = " ".join("%s%d,%d" % ("M" if i == 0 else "L", x, y) for i, (x, y) in enumerate(points))
-        self.add('<path d="%s" fill="none" stroke="%s" stroke-width="%s"/>' % (d, color, width))
+    def path(self, d, color, width=2):
+        """A path: d is path data, or a list of (x, y) points joined by straight lines."""
+        if not isinstance(d, str):
+            d = " ".join("%s%d,%d" % ("M" if i == 0 else "L", x, y) for i, (x, y) in enumerate(d))
+        writer.add(self.node, "path", d=d, fill="none", stroke=color, stroke_width=width)
 
     def rect(self, x, y, w, h, fill="#fff", stroke="#222", rx=6, width=1.5):
-        self.add('<rect x="%d" y="%d" width="%d" height="%d" rx="%d" fill="%s" stroke="%s" '
-                 'stroke-width="%s"/>' % (x, y, w, h, rx, fill, stroke, width))
+        writer.add(self.node, "rect", x=x, y=y, width=w, height=h, rx=rx, fill=fill, stroke=stroke,
+                stroke_width=width)
 
     def circle(self, x, y, r, fill="#222", stroke="none"):
-        self.add('<circle cx="%d" cy="%d" r="%d" fill="%s" stroke="%s" stroke-width="1.5"/>'
-                 % (x, y, r, fill, stroke))
+        writer.add(self.node, "circle", cx=x, cy=y, r=r, fill=fill, stroke=stroke, stroke_width=1.5)
 
     def text(self, x, y, s, size=12, anchor="start", weight="normal", color="#222"):
-        s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        self.add('<text x="%d" y="%d" font-size="%d" text-anchor="%s" font-weight="%s" '
-                 'fill="%s">%s</text>' % (x, y, size, anchor, weight, color, s))
+        writer.add(self.node, "text", s, x=x, y=y, font_size=size, text_anchor=anchor,
+                font_weight=weight, fill=color)
 
     def gnd(self, x, y):
         """Ground symbol hanging from (x, y)."""
         self.line(x, y, x, y + 8, COLORS["gnd"])
         for i, half in enumerate((9, 6, 3)):
             self.line(x - half, y + 8 + 3 * i, x + half, y + 8 + 3 * i, COLORS["gnd"], 1.5)
-
-    def document(self, height):
-        head = ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-                'viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif">\n'
-                '<rect width="100%%" height="100%%" fill="#ffffff"/>\n' % (W, height, W, height))
-        return head + "\n".join(self.out) + "\n</svg>\n"
 
 
 def parts(m):
@@ -122,10 +117,9 @@ def draw_pico(svg, color_of):
     svg.rect(x + PICO_W // 2 - 28, top - 22, 56, 26, fill="#c9c9c9", stroke="#555", rx=3)
     svg.text(x + PICO_W // 2, top - 5, "USB", 11, "middle")
     mid, cy = x + PICO_W // 2, top + height // 2
-    svg.add('<g transform="rotate(-90 %d %d)">' % (mid, cy))
-    svg.text(mid, cy - 4, "Raspberry Pi Pico", 16, "middle", "bold", "#2f6b34")
-    svg.text(mid, cy + 14, "(Pico W, Pico 2: same header)", 11, "middle", color="#2f6b34")
-    svg.add("</g>")
+    turned = svg.group(transform="rotate(-90 %d %d)" % (mid, cy))
+    turned.text(mid, cy - 4, "Raspberry Pi Pico", 16, "middle", "bold", "#2f6b34")
+    turned.text(mid, cy + 14, "(Pico W, Pico 2: same header)", 11, "middle", color="#2f6b34")
     for pin in range(1, 41):
         side, y = pin_side_y(pin)
         name = HEADER[pin - 1]
@@ -195,7 +189,7 @@ def draw_i2c(svg, m, drops):
             d += " L%d,%d A6,6 0 0,%d %d,%d" % (lane, other + 6, 1 if side == "left" else 0, lane,
                                                 other - 6)
         d += " L%d,%d" % (lane, bus)
-        svg.add('<path d="%s" fill="none" stroke="%s" stroke-width="2"/>' % (d, COLORS["i2c"]))
+        svg.path(d, COLORS["i2c"])
         svg.circle(lane, bus, 4, COLORS["i2c"])
         svg.text(x + out * 72, y + 4, "%s GP%d" % (label, i2c[label.lower()]), 11,
                  "end" if side == "left" else "start", "bold", COLORS["i2c"])
@@ -305,7 +299,9 @@ def draw_side(svg, m, side, entries, color_of):
 
 def render(m):
     """The whole diagram as SVG text."""
-    svg = Svg()
+    root = writer.document(W, 0, "", font_family="Helvetica, Arial, sans-serif")  # height: below
+    writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
+    svg = Svg(root)
     svg.text(W // 2, 28, "Matchbox wiring (generated from hardware/pinmap.json by `matchbox wiring`)",
              16, "middle", "bold")
     i2c = m["i2c"]
@@ -333,7 +329,9 @@ def render(m):
     for line in notes:
         svg.text(40, y, line, 12)
         y += 18
-    return svg.document(y + 4)
+    root.set("height", str(y + 4))
+    root.set("viewBox", "0 0 %d %d" % (W, y + 4))
+    return writer.to_text(root)
 
 
 def check(svg_path=SVG_PATH, map_path=MAP_PATH):

@@ -1,4 +1,4 @@
-"""The records shown in the docs are legal games."""
+"""The docs agree with the code: the records shown are legal games, every error code is explained."""
 import os
 import re
 
@@ -14,3 +14,23 @@ def test_notation_page_opening_example_replays_cleanly():
     game, error = notation.load(block.splitlines())
     assert error is None
     assert len(game) == 5 and game.table == (3, 2, 2, 0)
+
+
+def _section(path, title):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    start = text.index(title)
+    end = text.find("\n#", start + len(title))
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_every_error_code_of_the_firmware_is_explained_in_readme_and_display_docs():
+    from host_tools.tui import firmware_errors
+    readme = _section("README.md", "### Error codes")
+    display = _section(os.path.join("docs", "display.md"), "## Errors")
+    table_rows = [line for line in readme.splitlines() if line.startswith("|")]
+    for text in firmware_errors().values():
+        assert "`%s`" % text in readme, text
+        assert "`%s`" % text in display, text
+    # the table lists what the box shows; End is the ranking's heading, not an error there
+    assert not any("`End`" in row for row in table_rows)

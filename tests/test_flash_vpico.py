@@ -132,6 +132,19 @@ def test_dry_run_changes_nothing(capsys, pico, fw, tmp_path):
     assert _snapshot(tmp_path / "flash") == before
 
 
+def test_dry_run_without_a_board_lists_what_a_fresh_board_gets(capsys, fw, tmp_path):
+    status, out, err = _matchbox(capsys, "flash", "--port", str(tmp_path / "no-such-port"),
+                                 "--firmware", str(fw), "--dry-run")
+    assert status == 0, out + err
+    assert "no board at %s" % (tmp_path / "no-such-port") in out
+    assert "on a fresh board (no firmware on it yet) flash would copy 6 files" in out
+    copied = [ln for ln in out.splitlines() if ln.startswith("would copy [")]
+    staged = dict(build.stage(str(tmp_path / "expect"), root=str(fw)))
+    assert sorted(ln.split()[3] for ln in copied) == sorted(staged)
+    assert copied[-1].startswith("would copy [6/6] main.py (")
+    assert "dry run: 6 to copy to a fresh board" in out and err == ""
+
+
 def test_stale_firmware_removed_games_and_other_files_kept(capsys, pico, fw, tmp_path):
     flash_dir = tmp_path / "flash"
     keep = {

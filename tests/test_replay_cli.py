@@ -1,4 +1,5 @@
 """`matchbox replay` and `matchbox ref`, run as the user runs them (a subprocess)."""
+import errno
 import glob
 import json
 import os
@@ -94,10 +95,34 @@ def test_syntax_error_exit_2():
     assert proc.stdout == ""      # no game to show: its header is bad
 
 
-def test_missing_file_is_an_error():
-    proc = matchbox("replay", "tests/games/no-such-record.txt")
+@pytest.mark.parametrize("path, reason", [
+    ("tests/games/no-such-record.txt", "no such file"),
+    ("tests/games", "it is a directory"),
+])
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--runtime", "micropython"], ["report"]])
+def test_a_file_that_cannot_be_read_is_named_with_the_reason(command, path, reason):
+    proc = matchbox(*(command + [path]))
     assert proc.returncode == 2
-    assert proc.stderr.startswith("tests/games/no-such-record.txt:")
+    assert proc.stderr == "matchbox %s: cannot read %s: %s\n" % (command[0], path, reason)
+    assert proc.stdout == ""
+
+
+def test_an_unreadable_file_among_others_keeps_its_json_line():
+    ok = game_file("revolution.txt")
+    proc = matchbox("replay", "--json", "no-such.txt", ok)
+    assert proc.returncode == 2
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [d["file"] for d in lines] == ["no-such.txt", ok]
+    assert lines[0]["error"] == {"line": 0, "kind": "syntax",
+                                 "code": "cannot read no-such.txt: no such file"}
+    assert lines[0]["state"] is None and lines[1]["error"] is None
+
+
+def test_reasons_for_a_file_that_cannot_be_read():
+    from host_tools import files
+    assert files.cannot_read("g.txt", PermissionError(errno.EACCES, "Permission denied")) == \
+        "cannot read g.txt: permission denied"
+    assert files.reason(OSError(errno.EIO, "Input/output error")) == "input/output error"
 
 
 def test_several_files_worst_status():

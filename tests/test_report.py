@@ -2,17 +2,16 @@
 import os
 import random
 import re
-import struct
 import xml.etree.ElementTree as ET
-import zlib
 
 import pytest
+from PIL import Image, ImageColor
 
 from host_tools import ROOT, cli, report
-from host_tools.reports import plot as report_plot, png as report_png, trace as report_trace
+from host_tools.reports import plot as report_plot, trace as report_trace
 from tycoon import notation
 from tycoon.cards import cost
-from tycoon.game import FORCED, OUT, PASS, PLAY, REVOLUTION, Game, IllegalAction
+from tycoon.game import CLEARED, FORCED, OUT, PASS, PLAY, REVOLUTION, Game, IllegalAction
 
 SVG = "{http://www.w3.org/2000/svg}"
 EXAMPLE = os.path.join(ROOT, "docs", "examples", "sample-game.txt")
@@ -107,26 +106,100 @@ def make(path, out):
     return cli.main(["report", str(path), "-o", str(out)])
 
 
+# --- reading the SVG that matplotlib writes, as a person reads the plot -------------------
+# Marks are found by their ids; positions are turned back into actions and values with the
+# panels' own tick labels.
+
 def parse_svg(path):
     root = ET.parse(str(path)).getroot()
     assert root.tag == SVG + "svg"
     return root
 
 
-def data(node, name):
-    """An integer attribute of an SVG element (it must be there)."""
-    value = node.get(name)
-    assert value is not None, "%s has no %s" % (node.tag, name)
-    return int(value)
+def group(root, gid):
+    """The <g> with this id (it must be there)."""
+    found = root.find(".//%sg[@id='%s']" % (SVG, gid))
+    assert found is not None, "no element with id %s" % gid
+    return found
 
 
-def points_of(node):
-    return [tuple(float(c) for c in p.split(",")) for p in node.get("points").split()]
+def ids(root, pattern):
+    """regex matches of every <g> id that fully matches the pattern, in document order."""
+    out = []
+    for g in root.iter(SVG + "g"):
+        m = re.fullmatch(pattern, g.get("id") or "")
+        if m:
+            out.append(m)
+    return out
 
 
-def x_of(root, action):
-    x0, x1 = float(root.get("data-x0")), float(root.get("data-x1"))
-    return x0 + (x1 - x0) * action / data(root, "data-actions")
+def text_of(node):
+    return "".join(node.itertext()).strip()
+
+
+def vertices(node):
+    """The (x, y) points of the first <path> under node."""
+    path = node.find(".//%spath" % SVG)
+    nums = [float(v) for v in re.findall(r"-?[\d.]+(?:e-?\d+)?", path.get("d"))]
+    return list(zip(nums[::2], nums[1::2]))
+
+
+def use_xy(node):
+    """(x, y) of the marker a node draws (matplotlib writes markers as <use>)."""
+    use = node.find(".//%suse" % SVG)
+    return float(use.get("x")), float(use.get("y"))
+
+
+def tick_scale(root, panel, axis):
+    """value -> SVG coordinate along an axis of a panel, fitted to its labelled ticks."""
+    pairs = []
+    for tick in group(root, panel + "-panel").iter(SVG + "g"):
+        if not (tick.get("id") or "").startswith(axis + "tick_"):
+            continue
+        label, use = tick.find(".//%stext" % SVG), tick.find(".//%suse" % SVG)
+        if label is not None and use is not None:
+            pairs.append((float(label.text.replace("\u2212", "-")), float(use.get(axis))))
+    assert len(pairs) >= 2
+    (v0, c0), (v1, c1) = pairs[0], pairs[-1]
+    slope = (c1 - c0) / (v1 - v0)
+    for v, c in pairs:
+        assert c == pytest.approx(c0 + slope * (v - v0), abs=0.01)
+    return lambda v: c0 + slope * (v - v0), lambda c: v0 + (c - c0) / slope
+
+
+def action_at(root):
+    """SVG x -> action number (the x axis is labelled on the sticks panel)."""
+    to_action = tick_scale(root, "sticks", "x")[1]
+
+    def at(x):
+        a = to_action(x)
+        assert a == pytest.approx(round(a), abs=0.02), "x %s is not at an action" % x
+        return int(round(a))
+    return at
+
+
+def series(root, seat, what, start):
+    """The values a seat's line shows after each action, read off the drawing; `start` is
+    the value of the deal, which also gives the small shift that keeps lines apart."""
+    at = action_at(root)
+    to_value = tick_scale(root, what, "y")[1]
+    levels = {}
+    for x, y in vertices(group(root, "seat-%d-%s" % (seat, what))):
+        levels[at(x)] = to_value(y)     # steps-post: the last point at an x is its value
+    shift = levels[0] - start
+    assert abs(shift) < 0.5
+    actions = sorted(levels)
+    assert actions == list(range(len(actions)))
+    values = [levels[a] - shift for a in actions]
+    assert values == pytest.approx([round(v) for v in values], abs=0.01)
+    return [int(round(v)) for v in values]
+
+
+def action_count(root, players):
+    """The number of actions the plot covers: the longest seat line."""
+    at = action_at(root)
+    return max(at(x) for seat in range(1, players + 1)
+               for x, _ in vertices(group(root, "seat-%d-cards" % seat)))
 
 
 # --- the SVG -------------------------------------------------------------------------------
@@ -136,15 +209,10 @@ def test_svg_series_follow_the_game(game, record, tmp_path):
     assert make(record, out) == 0
     root = parse_svg(out)
     states = expected_states(game)
-    assert data(root, "data-actions") == len(states)
-    assert data(root, "data-players") == game.players
-    series = root.findall(".//%spolyline[@class='series']" % SVG)
-    assert len(series) == 2 * game.players
+    assert action_count(root, game.players) == len(states)
+    assert len(ids(root, r"seat-(\d+)-(cards|sticks)")) == 2 * game.players
     for what, column in (("cards", 1), ("sticks", 2)):
-        lines = [s for s in series if s.get("data-what") == what]
-        assert sorted(data(s, "data-seat") for s in lines) == list(range(1, game.players + 1))
-        for line in lines:
-            seat = data(line, "data-seat")
+        for seat in range(1, game.players + 1):
             start = game.hands[seat - 1] if what == "cards" else 1
             want = [start] + [s[column][seat - 1] for s in states]
             if seat in game.ranking[:-1]:   # the line ends where the seat went out
@@ -152,14 +220,7 @@ def test_svg_series_follow_the_game(game, record, tmp_path):
                 assert want[-1] == 0
             else:
                 assert want[-1] == (game.cards if what == "cards" else game.sticks)[seat - 1]
-            values = [int(v) for v in line.get("data-values").split()]
-            assert values == want
-            pts = points_of(line)
-            # the drawing: one vertical jump per change, ending at the last value's action
-            jumps = sum(1 for a, b in zip(pts, pts[1:]) if a[0] == b[0] and a[1] != b[1])
-            assert jumps == sum(1 for a, b in zip(values, values[1:]) if a != b)
-            assert pts[0][0] == pytest.approx(x_of(root, 0), abs=0.01)
-            assert pts[-1][0] == pytest.approx(x_of(root, len(values) - 1), abs=0.01)
+            assert series(root, seat, what, start) == want
 
 
 def _out_index(game, states, seat):
@@ -174,44 +235,63 @@ def test_svg_marks_sit_at_the_right_actions(game, record, tmp_path):
     out = tmp_path / "plot.svg"
     assert make(record, out) == 0
     root = parse_svg(out)
+    at = action_at(root)
     states = expected_states(game)
     actions = list(game.actions())
     revolutions = [i for i, s in enumerate(states, 1) if s[0] & REVOLUTION]
     forced = [i for i, s in enumerate(states, 1) if s[0] & FORCED]
 
-    marks = root.findall(".//%sg[@class='revolution']" % SVG)
-    # drawn once per panel
-    assert sorted(set(data(m, "data-action") for m in marks)) == revolutions
-    assert len(marks) == 2 * len(revolutions)
-    for m in marks:
-        a = data(m, "data-action")
-        assert data(m, "data-seat") == actions[a - 1][1]
-        line = m.find(SVG + "line")
-        assert float(line.get("x1")) == pytest.approx(x_of(root, a), abs=0.01)
+    for what in ("cards", "sticks"):    # a line in both panels at each revolution
+        marks = ids(root, r"revolution-(\d+)-%s" % what)
+        assert [int(m.group(1)) for m in marks] == revolutions
+        for m in marks:
+            xs = {at(x) for x, _ in vertices(group(root, m.group(0)))}
+            assert xs == {int(m.group(1))}
+    for a in revolutions:
+        label = text_of(group(root, "revolution-%d-label" % a))
+        assert label.endswith("seat %d" % actions[a - 1][1])
 
-    triangles = root.findall(".//%spolygon[@class='forced']" % SVG)
-    assert [data(t, "data-action") for t in triangles] == forced
+    triangles = ids(root, r"forced-(\d+)-seat-(\d+)")
+    assert [int(t.group(1)) for t in triangles] == forced
     for t in triangles:
-        a = data(t, "data-action")
-        assert data(t, "data-seat") == actions[a - 1][1]
-        tip = max(points_of(t), key=lambda p: p[1])
-        assert tip[0] == pytest.approx(x_of(root, a), abs=0.01)
+        a, seat = int(t.group(1)), int(t.group(2))
+        assert seat == actions[a - 1][1]
+        assert at(use_xy(group(root, t.group(0)))[0]) == a
+        style = group(root, t.group(0)).find(".//%suse" % SVG).get("style")
+        assert "fill: %s" % report_plot.seat_colour(seat) in style
 
-    outs = root.findall(".//%sg[@class='out']" % SVG)
-    assert [data(o, "data-seat") for o in outs] == game.ranking[:-1]
-    for o in outs:
-        seat = data(o, "data-seat")
-        assert data(o, "data-action") == _out_index(game, states, seat)
-        assert data(o, "data-rank") == game.ranks[seat - 1]
+    for what in ("cards", "sticks"):
+        outs = ids(root, r"out-seat-(\d+)-rank-(\d+)-%s" % what)
+        assert [int(o.group(1)) for o in outs] == game.ranking[:-1]
+        for o in outs:
+            seat, rank = int(o.group(1)), int(o.group(2))
+            assert rank == game.ranks[seat - 1]
+            assert at(use_xy(group(root, o.group(0)))[0]) == _out_index(game, states, seat)
+            assert text_of(group(root, o.group(0) + "-label")) == str(rank)
 
-    bands = root.findall(".//%srect[@class='revolution-band']" % SVG)
-    pairs = sorted(set((data(b, "data-from"), data(b, "data-to")) for b in bands))
+    cleared = [i for i, s in enumerate(states, 1) if s[0] & CLEARED and not s[0] & FORCED]
+    assert cleared
+    for what in ("cards", "sticks"):    # a table cleared by a strongest play has its triangle
+        marks = ids(root, r"cleared-(\d+)-%s" % what)
+        assert [int(m.group(1)) for m in marks] == cleared
+        for m in marks:
+            assert {at(x) for x, _ in vertices(group(root, m.group(0)))} == {int(m.group(1))}
+
     edges = revolutions + ([len(states)] if len(revolutions) % 2 else [])
-    assert pairs == list(zip(edges[::2], edges[1::2]))
+    for what in ("cards", "sticks"):
+        bands = ids(root, r"revolution-band-(\d+)-(\d+)-%s" % what)
+        pairs = [(int(b.group(1)), int(b.group(2))) for b in bands]
+        assert pairs == list(zip(edges[::2], edges[1::2]))
+        for b, (start, end) in zip(bands, pairs):
+            xs = sorted({at(x) for x, _ in vertices(group(root, b.group(0)))})
+            assert xs == [start, end]
 
-    ranking = root.findall(".//%sg[@class='rank']" % SVG)
-    assert [data(r, "data-seat") for r in ranking] == game.ranking
-    assert [data(r, "data-rank") for r in ranking] == list(range(1, game.players + 1))
+    ranking = ids(root, r"rank-(\d+)-seat-(\d+)")
+    assert [int(r.group(2)) for r in ranking] == game.ranking
+    assert [int(r.group(1)) for r in ranking] == list(range(1, game.players + 1))
+    assert [text_of(group(root, r.group(0))) for r in ranking] == [
+        "%s  Seat %d" % (n, seat) for n, seat in zip(("1st", "2nd", "3rd", "4th"), game.ranking)]
+    assert text_of(group(root, "ranking")) == "Final ranking"
 
 
 def test_per_seat_totals_add_up(game, record):
@@ -233,14 +313,21 @@ def test_html_is_self_contained_and_ranks(game, record, tmp_path, capsys):
     assert capsys.readouterr().out.strip() == str(out)
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
-    # the only URL is the SVG namespace name, which is never fetched
+    # the only URLs are the names of the SVG namespaces, which are never fetched
     urls = re.findall(r"https?://[^\s\"'<>)]+", page)
-    assert set(urls) == {"http://www.w3.org/2000/svg"}
+    assert set(urls) == {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+    assert len(re.findall(r"xmlns(?::\w+)?=\"https?://", page)) == len(urls)
     assert not re.search(r"<(link|script|img|iframe)\b", page)
-    assert not re.search(r"\b(src|href)\s*=", page)
+    assert not re.search(r"\bsrc\s*=", page)
+    # the plot's markers refer to shapes inside the page, nothing else
+    hrefs = re.findall(r"\bhref\s*=\s*\"([^\"]*)\"", page)
+    assert hrefs and all(h.startswith("#") for h in hrefs)
+    assert set(h[1:] for h in hrefs) <= set(re.findall(r"\bid=\"([^\"]+)\"", page))
     svg = re.search(r"<svg\b.*?</svg>", page, re.S)
     assert svg is not None
-    assert ET.fromstring(svg.group(0)).tag == SVG + "svg"
+    root = ET.fromstring(svg.group(0))
+    assert root.tag == SVG + "svg"
+    assert len(ids(root, r"seat-\d+-cards")) == game.players
     table = re.search(r'<table id="ranking">(.*?)</table>', page, re.S).group(1)
     rows = re.findall(r"<tr><td class=\"n\">(\w+)</td><td>.*?Seat (\d+)</td>", table)
     assert [int(seat) for _, seat in rows] == game.ranking
@@ -261,49 +348,19 @@ def test_default_output_is_html_beside_the_record(record, capsys):
 
 # --- PNG -----------------------------------------------------------------------------------
 
-def _decode_png(data):
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, chunks = 8, {}
-    while pos < len(data):
-        length, tag = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        assert struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0] == \
-            zlib.crc32(tag + body) & 0xFFFFFFFF
-        chunks.setdefault(tag, []).append(body)
-        pos += 12 + length
-    width, height, depth, ctype = struct.unpack(">IIBB", chunks[b"IHDR"][0][:10])
-    assert (depth, ctype) == (8, 2)
-    raw = zlib.decompress(b"".join(chunks[b"IDAT"]))
-    assert len(raw) == height * (1 + 3 * width)
-    rows = [raw[y * (1 + 3 * width) + 1:(y + 1) * (1 + 3 * width)] for y in range(height)]
-    assert all(raw[y * (1 + 3 * width)] == 0 for y in range(height))
-    return width, height, rows
-
-
-def test_png_is_valid_and_shows_every_seat(game, record, tmp_path):
+def test_png_is_the_same_plot_twice_as_large(game, record, tmp_path):
     svg_out, png_out = tmp_path / "plot.svg", tmp_path / "plot.png"
     assert make(record, svg_out) == 0 and make(record, png_out) == 0
     root = parse_svg(svg_out)
-    width, height, rows = _decode_png(png_out.read_bytes())
-    assert (width, height) == (2 * data(root, "width"), 2 * data(root, "height"))
-    colours = set()
-    for row in rows[::2]:
-        colours.update(bytes(row[i:i + 3]) for i in range(0, len(row), 6))
+    with Image.open(str(png_out)) as image:
+        assert image.format == "PNG"
+        size = image.size
+        colours = set(c for _, c in image.convert("RGB").getcolors(1 << 24))
+    points = [float(root.get(k)[:-len("pt")]) for k in ("width", "height")]
+    # the SVG is sized in points (1/72 inch) at report_plot.DPI pixels per inch
+    assert size == tuple(round(2 * report_plot.DPI * p / 72) for p in points)
     for seat in range(1, game.players + 1):
-        assert report_png.colour(report_plot.seat_colour(seat)) in {tuple(c) for c in colours}
-
-
-def test_png_renderer_draws_shapes_where_the_svg_says():
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10">'
-           '<rect x="2" y="2" width="4" height="4" fill="#ff0000"/>'
-           '<g stroke="#0000ff" stroke-width="2"><line x1="10" y1="1" x2="10" y2="9"/></g>'
-           '<circle cx="16" cy="5" r="2" fill="#00ff00"/></svg>')
-    width, height, rows = _decode_png(report_png.render(svg, scale=1))
-    pixel = lambda x, y: tuple(rows[y][3 * x:3 * x + 3])  # noqa: E731
-    assert (width, height) == (20, 10)
-    assert pixel(3, 3) == (255, 0, 0) and pixel(1, 1) == (255, 255, 255)
-    assert pixel(10, 5) == (0, 0, 255) and pixel(12, 5) == (255, 255, 255)
-    assert pixel(16, 5) == (0, 255, 0) and pixel(19, 9) == (255, 255, 255)
+        assert ImageColor.getrgb(report_plot.seat_colour(seat)) in colours
 
 
 # --- bad input -----------------------------------------------------------------------------
@@ -319,12 +376,15 @@ def test_illegal_action_reports_up_to_the_last_legal_one(game, tmp_path, capsys)
     err = capsys.readouterr().err
     assert "%s:%d: illegal: too-many-cards" % (path, cut + 1) in err
     root = parse_svg(out)
-    assert data(root, "data-actions") == 10
-    for line in root.findall(".//%spolyline[@class='series']" % SVG):
-        assert len(line.get("data-values").split()) == 11
-    banner = root.find(".//%sg[@class='error']" % SVG)
-    assert data(banner, "data-line") == cut + 1
-    assert "line %d" % (cut + 1) in "".join(banner.itertext())
+    assert action_count(root, game.players) == 10
+    for seat in range(1, game.players + 1):
+        assert len(series(root, seat, "sticks", 1)) == 11
+    at = action_at(root)
+    for what in ("cards", "sticks"):
+        assert {at(x) for x, _ in vertices(group(root, "stop-" + what))} == {10}
+    assert text_of(group(root, "error")).startswith(
+        "Record stops at line %d (illegal: too-many-cards)" % (cut + 1))
+    assert text_of(group(root, "stop-label")) == "stops: line %d" % (cut + 1)
     page = tmp_path / "bad.html"
     assert make(path, page) == 1
     text = page.read_text(encoding="utf-8")
@@ -338,7 +398,8 @@ def test_syntax_error_exits_2_and_still_reports(tmp_path, capsys):
     assert make(path, out) == 2
     assert "%s:4: syntax: " % path in capsys.readouterr().err
     root = parse_svg(out)
-    assert data(root, "data-actions") == 1
+    assert action_count(root, 3) == 1
+    assert "line 4 (syntax: " in text_of(group(root, "error"))
 
 
 def test_bad_header_writes_nothing(tmp_path, capsys):
@@ -358,11 +419,11 @@ def test_header_only_record(tmp_path):
     out = tmp_path / "deal.svg"
     assert make(path, out) == 0
     root = parse_svg(out)
-    assert data(root, "data-actions") == 0
-    cards = {data(s, "data-seat"): s.get("data-values")
-             for s in root.findall(".//%spolyline[@class='series']" % SVG)
-             if s.get("data-what") == "cards"}
-    assert cards == {1: "4", 2: "5", 3: "6"}
+    assert action_count(root, 3) == 0
+    assert [series(root, seat, "cards", start) for seat, start in ((1, 4), (2, 5), (3, 6))] == \
+        [[4], [5], [6]]
+    assert not ids(root, r"(error|stop-.*|forced-.*|out-.*|revolution-.*)")
+    assert text_of(group(root, "ranking")) == "Standing after action 0"
 
 
 def test_unknown_output_extension(record, tmp_path, capsys):

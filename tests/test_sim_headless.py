@@ -63,6 +63,31 @@ def test_journal_resume(tmp_path):
     assert out["displays"][0] == "2-C "
 
 
+def test_stream_feeds_watch_the_state_lines_of_the_firmware():
+    keys = setup_keys(3, 1, "none", 5, 40, [15, 15, 15]) + ["5", "PLAY", "PASS", "9", "PLAY", "UNDO"]
+    base = [sys.executable, "-m", "host_tools.cli"]
+    sim_proc = subprocess.Popen(base + ["sim", "--headless", "--stream", "--keys", " ".join(keys)],
+                                stdout=subprocess.PIPE, cwd=ROOT)
+    watch = subprocess.run(base + ["watch", "--file", "-", "--plain"], stdin=sim_proc.stdout,
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    sim_proc.stdout.close()
+    assert sim_proc.wait(timeout=60) == 0 and watch.returncode == 0, watch.stderr
+    log = [line for line in watch.stdout.splitlines() if not line.startswith("  [")]
+    assert log == ["watching: 3 players, seat 1 to act", "seat 1 played 1 x 5", "seat 2 passed",
+                   "seat 3 played 1 x 9", "undo (taken back: seat 3 played 1 x 9)"]
+
+
+def test_stream_lines_are_the_states_the_firmware_printed():
+    keys = setup_keys(2, 2, "none", 5, 40, [3, 3]) + ["7", "PLAY"]
+    code, out, err = sim("--headless", "--stream", "--keys", " ".join(keys))
+    assert code == 0, err
+    game = Game(2, 2, "none", 5, 40, [3, 3])
+    first = state.to_json(game)
+    game.play([7])
+    assert out.splitlines() == [first, state.to_json(game)]
+    assert sim("--stream")[0] == 2
+
+
 def test_long_press_and_wait():
     keys = " ".join(setup_keys(2, 1, "none", 5, 40, [15, 15])) + " 5 PLAY MENU:long"
     out = run_json("--headless", "--keys", keys)

@@ -168,6 +168,31 @@ def test_status_lines():
         assert len(line) <= 78
 
 
+def test_status_lines_show_the_defaults_of_header_lines_a_record_leaves_out():
+    game = {"players": 2, "turn": 1, "table": None, "revolution": False, "strongest": "F",
+            "supply": 40, "finished": False, "ranking": [],
+            "seats": [{"seat": s, "cards": 15, "sticks": 0, "rank": None} for s in (1, 2)]}
+    first, _ = tui.status_lines("play", game, "players 2  # two\nsticks 30\n1: play 7\n")
+    assert first == "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 30 sticks"
+
+
+def test_card_in_the_setup_menu_is_explained_as_hands_bigger_than_the_deck():
+    errors = tui.firmware_errors()
+    shown = ["CArd", "Err "]
+    assert tui.explain(shown, errors, "setup") == \
+        "Error CArd: the seats' cards add up to more than the deck holds"
+    assert tui.explain(shown, errors, "play") == "Error CArd: " + tui.ERROR_HELP["no-such-card"]
+
+
+def test_tones_are_named_from_the_firmware_sequences():
+    from box import buzzer
+    tones = tui.firmware_tones()
+    assert tui.tone_words(buzzer.REJECT[0][0], tones) == "low tone: refused"
+    assert tui.tone_words(buzzer.ACCEPT[0][0], tones) == "beep: accepted"
+    assert tui.tone_words(buzzer.REVOLUTION[2][0], tones) == "fanfare: revolution"
+    assert tui.tone_words(440, tones) == "tone 440 Hz"
+
+
 # --- the program in a pseudo-terminal --------------------------------------------------------
 
 class Terminal:
@@ -442,6 +467,35 @@ def test_journal_option_starts_from_a_record(term, tmp_path):
     t = term("--journal", str(record))
     t.wait_for(lambda t: t.readings()[:2] == [word("2-7"), word("P1 F")])
     assert "Game  2 players · leader 2" in t.text()
+
+
+def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
+    record = tmp_path / "game.txt"
+    record.write_text("players 2\nhands 15 15\n1: play 7 7\n2: play 3\n")
+    t = term("--journal", str(record), cols=200)
+    t.wait_for(lambda t: t.readings()[:2] == [word("2-7"), word("P2 F")])
+    warning = "%s:4: illegal: wrong-count (the box resumes from the last good line before it)" % record
+    assert warning in t.text()     # at once, before any key
+    assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
+    t.pump(tui.NOTE_MS / 1000.0 + 0.5)
+    assert warning in t.text()     # it stays until a key is pressed
+    t.keys("u")
+    t.wait_for(lambda t: warning not in t.text())
+
+
+def test_the_buzzer_shows_on_the_status_line(term):
+    t = term()
+    t.wait_for(lambda t: t.readings()[0] == word("PL 4"))
+    t.keys("9")                    # 9 players: refused with the low tone
+    t.wait_for(lambda t: "♪ low tone: refused" in t.text())
+    assert t.readings()[0] == word("PL 4")
+    t.keys(START)
+    t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
+    t.wait_for(lambda t: "♪" not in t.text(), seconds=5)
+    t.keys("u")                    # UNDO with nothing to take back
+    t.wait_for(lambda t: "♪ low tone: refused" in t.text())
+    t.keys("5 ")
+    t.wait_for(lambda t: "♪ beep: accepted" in t.text())
 
 
 def test_fewer_displays_page_on_the_real_time_clock(term):

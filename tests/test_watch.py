@@ -226,7 +226,7 @@ def test_missing_port_and_file(capsys, tmp_path):
                           "`mpremote connect list` shows the serial ports)" % (tmp_path / "ttyNOPE")
     assert cli.main(["watch", "--file", str(tmp_path / "none.txt")]) == 2
     out, err = capsys.readouterr()
-    assert err.strip() == "error: cannot read %s: No such file or directory" % (tmp_path / "none.txt")
+    assert err.strip() == "error: cannot read %s: no such file" % (tmp_path / "none.txt")
 
 
 class Stream(io.StringIO):

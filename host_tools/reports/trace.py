@@ -7,6 +7,7 @@ record with an error is kept up to its last legal action, with the error.
 import os
 from typing import Any, List, Optional, Tuple
 
+from host_tools import files
 from tycoon import notation
 from tycoon.cards import cost
 from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
@@ -172,7 +173,7 @@ def read_file(path):
         with open(path, "rb") as f:
             raw_lines = f.read().splitlines()
     except OSError as err:
-        raise ReportError("cannot read %s: %s" % (path, err.strerror))
+        raise ReportError(files.cannot_read(path, err))
     lines = []
     for raw in raw_lines:
         try:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import FIRMWARE, ROOT, files
 from host_tools.device import tools
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
@@ -108,21 +108,23 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
 
 
 def read_record(path):
-    """A game record to put on the box's flash, as bytes; None after printing why not.
-    A record the rules reject is still returned (the box drops the tail from the bad line,
-    as after a power cut), with a warning naming the file and the line."""
+    """(bytes, warning) of a game record to put on the box's flash; (None, None) after
+    printing why it cannot be read. A record the rules reject is still returned (the box
+    drops the tail from the bad line, as after a power cut) with a warning naming the file
+    and the line; the warning is None for a clean record."""
     from host_tools import replay_portable
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        print("matchbox sim: cannot read %s: %s" % (path, exc.strerror), file=sys.stderr)
-        return None
+        print("matchbox sim: %s" % files.cannot_read(path, exc), file=sys.stderr)
+        return None, None
     _game, error = replay_portable.replay(path)
+    warning = None
     if error is not None:
-        print("%s:%d: %s: %s (the box resumes from the last good line before it)"
-              % (path, error[0], error[1], error[2]), file=sys.stderr)
-    return data
+        warning = ("%s:%d: %s: %s (the box resumes from the last good line before it)"
+                   % (path, error[0], error[1], error[2]))
+    return data, warning
 
 
 def micropython():

@@ -5,13 +5,16 @@ Each display is given as (masks, colon, lit): the four digit masks left to right
 the display shows anything at all (False: unplugged or dark, drawn dim with a note).
 `from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
 row, each with a label under it, and returns the SVG text; the output depends only on its
-arguments, so generated pictures can be checked for staleness byte for byte.
+arguments, so generated pictures can be checked for staleness byte for byte. The elements
+are written with host_tools.svg.
 
 Geometry in millimetres, close to the real part: a 50 x 19 mm module, 12 mm high italic
 digits, lit segments red with a soft glow, unlit segments faint.
 """
 import math
-from xml.sax.saxutils import escape
+
+from host_tools import svg
+from host_tools.svg import number
 
 SCALE = 4          # pixels per millimetre in the width/height attributes
 MODULE_W = 50.0
@@ -39,13 +42,6 @@ BODY = "#1d1d1d"
 BACKGROUND = "#2a2a2e"
 LABEL = "#d8d8d8"
 NOTE = "#8a8a8a"
-
-
-def _n(x):
-    """A number as short, stable SVG text."""
-    text = "%.2f" % x
-    text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def _hsegment(x0, x1, y):
@@ -78,50 +74,44 @@ def _segments():
 SEGMENTS = _segments()
 
 
-def _polygon(pts, fill, glow=False):
-    text = " ".join("%s,%s" % (_n(x), _n(y)) for x, y in pts)
-    extra = ' filter="url(#glow)"' if glow else ""
-    return '<polygon points="%s" fill="%s"%s/>' % (text, fill, extra)
-
-
-def _circle(x, y, r, fill, glow=False):
-    extra = ' filter="url(#glow)"' if glow else ""
-    return '<circle cx="%s" cy="%s" r="%s" fill="%s"%s/>' % (_n(x), _n(y), _n(r), fill, extra)
-
-
 def from_chip(chip):
     """(masks, colon, lit) of a VirtualHT16K33 (host_tools.virtual.ht16k33)."""
     return (tuple(chip.digits()), chip.colon, bool(chip.plugged and chip.lit))
 
 
-def module(x, y, masks, colon=False, lit=True):
-    """SVG elements of one display module with its top left corner at (x, y) mm."""
-    out = ['<g transform="translate(%s %s)">' % (_n(x), _n(y)),
-           '<rect width="%s" height="%s" rx="1.2" fill="%s"/>' % (_n(MODULE_W), _n(MODULE_H), BODY),
-           '<rect x="1.6" y="1.6" width="%s" height="%s" rx="0.6" fill="%s"/>' % (
-               _n(MODULE_W - 3.2), _n(MODULE_H - 3.2), FACE)]
+def module(parent, x, y, masks, colon=False, lit=True):
+    """Add one display module with its top left corner at (x, y) mm to an SVG element."""
+    group = svg.add(parent, "g", transform="translate(%s %s)" % (number(x), number(y)))
+    svg.add(group, "rect", width=MODULE_W, height=MODULE_H, rx=1.2, fill=BODY)
+    svg.add(group, "rect", x=1.6, y=1.6, width=MODULE_W - 3.2, height=MODULE_H - 3.2, rx=0.6,
+            fill=FACE)
     off = UNLIT if lit else OFF
+
+    def glow(on):
+        return "url(#glow)" if on else None
+
     for i, mask in enumerate(masks):
         if not lit:
             mask = 0
         # skewX leans the digit about its baseline, like the italic digits of the real part
-        out.append('<g transform="translate(%s %s) skewX(-%d) translate(0 %s)">' % (
-            _n(DIGIT_X[i]), _n(DIGIT_Y + DIGIT_H), SKEW, _n(-DIGIT_H)))
+        digit = svg.add(group, "g", transform="translate(%s %s) skewX(-%d) translate(0 %s)" % (
+            number(DIGIT_X[i]), number(DIGIT_Y + DIGIT_H), SKEW, number(-DIGIT_H)))
         for bit, pts in enumerate(SEGMENTS):
             on = bool(mask >> bit & 1)
-            out.append(_polygon(pts, LIT if on else off, on))
+            svg.add(digit, "polygon", points=svg.points(pts), fill=LIT if on else off,
+                    filter=glow(on))
         on = bool(mask & 0x80)
-        out.append(_circle(DIGIT_W + 1.55, DIGIT_H + 0.15, POINT_R, LIT if on else off, on))
-        out.append("</g>")
+        svg.add(digit, "circle", cx=DIGIT_W + 1.55, cy=DIGIT_H + 0.15, r=POINT_R,
+                fill=LIT if on else off, filter=glow(on))
     on = bool(colon and lit)
     # the colon's dots sit a third and two thirds of the way down, leaning like the digits
     lean = math.tan(math.radians(SKEW))
     for frac in (1 / 3.0, 2 / 3.0):
         cy = DIGIT_Y + DIGIT_H * frac
         cx = COLON_X + (DIGIT_Y + DIGIT_H - cy) * lean
-        out.append(_circle(cx, cy, POINT_R, LIT if on else off, on))
-    out.append("</g>")
-    return out
+        svg.add(group, "circle", cx=cx, cy=cy, r=POINT_R, fill=LIT if on else off,
+                filter=glow(on))
+    return group
 
 
 def picture(displays, labels=None, caption=None):
@@ -131,30 +121,27 @@ def picture(displays, labels=None, caption=None):
     n = max(len(displays), 1)
     width = 2 * MARGIN + n * MODULE_W + (n - 1) * GAP
     height = 2 * MARGIN + MODULE_H + (LABEL_H if labels else 0) + (CAPTION_H if caption else 0)
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" '
-           'font-family="Helvetica, Arial, sans-serif">' % (
-               _n(width * SCALE), _n(height * SCALE), _n(width), _n(height))]
+    root = svg.document(width * SCALE, height * SCALE, "0 0 %s %s" % (number(width), number(height)),
+                        font_family="Helvetica, Arial, sans-serif")
     if caption:
-        out.append("<title>%s</title>" % escape(caption))
-    out += ['<defs><filter id="glow" x="-50%" y="-50%" width="200%" height="200%">',
-            '<feGaussianBlur in="SourceGraphic" stdDeviation="0.45" result="blur"/>',
-            '<feMerge><feMergeNode in="blur"/><feMergeNode in="SourceGraphic"/></feMerge>',
-            '</filter></defs>',
-            '<rect width="%s" height="%s" rx="2.5" fill="%s"/>' % (
-                _n(width), _n(height), BACKGROUND)]
+        svg.add(root, "title", caption)
+    blur = svg.add(svg.add(root, "defs"), "filter", id="glow", x="-50%", y="-50%", width="200%",
+                   height="200%")
+    svg.add(blur, "feGaussianBlur", in_="SourceGraphic", stdDeviation=0.45, result="blur")
+    merge = svg.add(blur, "feMerge")
+    svg.add(merge, "feMergeNode", in_="blur")
+    svg.add(merge, "feMergeNode", in_="SourceGraphic")
+    svg.add(root, "rect", width=width, height=height, rx=2.5, fill=BACKGROUND)
     for i, (masks, colon, lit) in enumerate(displays):
         x = MARGIN + i * (MODULE_W + GAP)
-        out += module(x, MARGIN, masks, colon, lit)
+        module(root, x, MARGIN, masks, colon, lit)
         if labels:
             text = labels[i] if i < len(labels) else ""
             if not lit:
                 text = (text + " (dark)").strip()
-            out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">'
-                       '%s</text>' % (_n(x + MODULE_W / 2), _n(MARGIN + MODULE_H + 5.6),
-                                      LABEL if lit else NOTE, escape(text)))
+            svg.add(root, "text", text, x=x + MODULE_W / 2, y=MARGIN + MODULE_H + 5.6,
+                    font_size=3.6, text_anchor="middle", fill=LABEL if lit else NOTE)
     if caption:
-        y = height - MARGIN - 1.2
-        out.append('<text x="%s" y="%s" font-size="3.6" text-anchor="middle" fill="%s">%s</text>'
-                   % (_n(width / 2), _n(y), NOTE, escape(caption)))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        svg.add(root, "text", caption, x=width / 2, y=height - MARGIN - 1.2, font_size=3.6,
+                text_anchor="middle", fill=NOTE)
+    return svg.to_text(root)

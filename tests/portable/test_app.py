@@ -3,6 +3,8 @@ import sys
 
 from app_helpers import make_box, press, screen
 from box import app as A
+from box import keys as K
+from box.buzzer import REJECT, Buzzer
 from tycoon import notation
 from tycoon.state import to_json
 
@@ -80,7 +82,7 @@ def test_a_play_is_previewed_then_accepted():
     assert screen(app, bus) == "----|4   |=9: 2|P1 F"
     press(app, "DEL")
     assert app.as_key and app.value == -1
-    assert screen(app, bus) == "----|4   |=-: -|P1 F"
+    assert screen(app, bus) == "----|4   |=_: -|P1 F"   # AS waits for its value
     press(app, "DEL", "DEL")
     press(app, "7", "AS", "C", "PLAY")
     game = app.game
@@ -99,6 +101,24 @@ def test_an_illegal_play_shows_its_code_and_changes_nothing():
     clock.now += 2500
     app.step()
     assert screen(app, bus) == "1-9 |5   |=5: 0|P2 F"   # the entry stays, to mend with DEL
+
+
+def test_an_armed_as_shows_in_the_preview():
+    app, bus, clock, journal = started("players 2\nhands 5 5\n")
+    press(app, "1", "2")
+    assert screen(app, bus) == "----|12  |=-: -|P1 F"   # two faces, not one value
+    press(app, "AS")
+    assert screen(app, bus) == "----|12  |=_: -|P1 F"   # AS armed: a value key is awaited
+    press(app, "8")
+    assert screen(app, bus) == "----|12  |=8: 7|P1 F"   # 1 as 8 costs 5, 2 as 8 costs 2
+    press(app, "DEL", "DEL")
+    assert screen(app, bus) == "----|12  |=-: -|P1 F"   # AS cancelled again
+
+
+def test_as_alone_keeps_the_table_in_view_and_waits():
+    app, bus, clock, journal = started()
+    press(app, "AS")
+    assert screen(app, bus) == "----|-   |=_: -|P1 F"
 
 
 def test_every_error_code_has_a_display_code():
@@ -167,6 +187,31 @@ def test_undo_takes_back_actions_to_the_start():
     assert len(app.game) == 1 and journal.record == notation.write(app.game)
     press(app, "UNDO", "UNDO")
     assert len(app.game) == 0 and app.game.turn == 1
+
+
+class PWM:
+    """Records the tones a Buzzer starts: (frequency, duty) at each change."""
+
+    def __init__(self):
+        self.hz = 0
+        self.changes = []
+
+    def freq(self, hz):
+        self.hz = hz
+
+    def duty_u16(self, duty):
+        self.changes.append((self.hz, duty))
+
+
+def test_undo_with_nothing_to_take_back_sounds_the_low_tone():
+    app, bus, clock, journal = started()
+    pwm = PWM()
+    app.buzzer = Buzzer(pwm, clock)
+    press(app, "UNDO")
+    assert len(app.game) == 0 and pwm.changes[-1] == (REJECT[0][0], 32768)
+    pwm.changes = []
+    press(app, "3", "UNDO")          # an entry to clear: no tone
+    assert pwm.changes == [] and app.nfaces == 0
 
 
 def test_undo_clears_an_entry_first():
@@ -240,7 +285,9 @@ def test_face_keys_allocate_nothing():
     micropython.heap_lock()
     try:
         app.key(4)
-        app.key(21)                       # DEL
+        app.key(K.AS)                     # the preview's awaited value
+        app.key(K.DEL)
+        app.key(K.DEL)
         app.step()
     finally:
         micropython.heap_unlock()
@@ -256,7 +303,6 @@ def test_three_displays_keep_the_entry_in_view():
 
 
 def test_a_long_undo_takes_back_one_action_only():
-    from box import keys as K
     app, bus, clock, journal = started()
     press(app, "3", "PLAY", "PASS")
     app.key(K.UNDO)

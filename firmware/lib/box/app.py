@@ -211,6 +211,7 @@ class App:
         game = self.game
         last = game.last_action() if game is not None else None
         if last is None:
+            self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
         game.undo()
         try:

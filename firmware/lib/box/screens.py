@@ -147,11 +147,15 @@ def faces(app, p):
 
 
 def preview(app, p):
-    """'=V' and the sticks it costs after the colon, e.g. '=9: 1'."""
+    """'=V' and the sticks it costs after the colon, e.g. '=9: 1'; '=_' while AS waits for
+    its value key."""
     buf = app.buf
     panels.text(buf, p, b"=")
     value = entry_value(app)
-    panels.card(buf, p, 1, value)
+    if value < 0 and app.as_key:
+        panels.char(buf, p, 1, "_")   # AS pressed: the value key is awaited
+    else:
+        panels.card(buf, p, 1, value)
     panels.colon(buf, p)
     c = entry_cost(app, value) if value >= 0 else -1
     if c < 0:
