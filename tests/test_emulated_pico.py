@@ -311,6 +311,32 @@ def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
         assert pico.probes   # doctor's and the app's I2C scans were answered on the pins
 
 
+def sim_both(*args):
+    """`matchbox sim --headless ARGS` on the unix port and with --pico: the two JSON objects."""
+    unix = matchbox("sim", "--headless", *args)
+    pico = matchbox("sim", "--headless", "--pico", *args)
+    assert unix.returncode == 0 and pico.returncode == 0, unix.stderr + pico.stderr
+    assert len(pico.stdout.splitlines()) == 1
+    return json.loads(unix.stdout), json.loads(pico.stdout)
+
+
+def test_sim_headless_pico_prints_the_same_json_as_the_unix_port(tmp_path):
+    # a game with an UNDO and an illegal entry left on the displays (a short settle)
+    keys = setup_keys(3, 1, "none", 5, 6, [4, 3, 4]) + \
+        "5 PLAY 7 PLAY UNDO WAIT:300 9 PLAY PASS 3 PLAY".split()
+    unix, pico = sim_both("--keys", " ".join(keys), "--settle", "500")
+    assert pico == unix
+    assert pico["displays"][1] == "Err " and pico["state"]["turn"] == 1
+    assert "\n2: play 9  #~" in pico["journal"] and "\n3: pass  #~" in pico["journal"]
+    # a resumed record, then the setup menu opened over it: no state while the menu is open
+    record = tmp_path / "game.txt"
+    record.write_text("players 2\ndealer 2\nexpansion none\nrevolution 5\nsticks 40\n"
+                      "hands 15 15\n2: play 7 7\n")
+    unix, pico = sim_both("--journal", record, "--keys", "MENU:long", "--settle", "300")
+    assert pico == unix
+    assert pico["state"] is None and pico["displays"][1] == "5Et "
+
+
 # --- power cuts -------------------------------------------------------------------------------
 
 RESUME_MS = 300

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from host_tools import FIRMWARE, ROOT
+from host_tools.virtual.box import BoxError
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,9 +49,10 @@ HOLD_MS = 60
 GAP_MS = 60
 LONG_MS = 1000
 BOOT_MS = 5000     # emulated ms boot() waits at most for the first lit frame
+SETUP_PANEL = "5Et "   # how VirtualHT16K33.text() reads the setup menu's "SEt" panel
 
 
-class PicoError(RuntimeError):
+class PicoError(BoxError):
     """The emulator misbehaved: Node ended, stopped answering, or the chip stopped."""
 
 
@@ -66,6 +68,12 @@ def node():
     return shutil.which("node")
 
 
+def _shown(path):
+    """A path as a message shows it: relative inside the checkout, else as it is."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
 def missing():
     """None when the emulated Pico can run here, else one line saying what is missing and how
     to get it."""
@@ -77,11 +85,11 @@ def missing():
     if not os.path.isfile(uf2_path()):
         return ("no MicroPython UF2 at %s: download RPI_PICO v1.28.0 (%s) from "
                 "https://micropython.org/download/RPI_PICO/ and put it there or set "
-                "MATCHBOX_PICO_UF2" % (os.path.relpath(uf2_path(), ROOT), UF2_NAME))
+                "MATCHBOX_PICO_UF2" % (_shown(uf2_path()), UF2_NAME))
     if not os.path.isfile(bootrom_path()):
         return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
                 "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
-                % (os.path.relpath(bootrom_path(), ROOT), BOOTROM_NAME))
+                % (_shown(bootrom_path()), BOOTROM_NAME))
     return None
 
 
@@ -153,6 +161,8 @@ class EmulatedPico:
     staged firmware); `devices`: display addresses fitted (default: all of the pin map);
     `timeout`: wall seconds to wait for Node before PicoError."""
 
+    emulated = True   # for the simulator's screen: an emulated chip, not the unix port
+
     def __init__(self, files=None, devices=None, timeout=120.0):
         reason = missing()
         if reason:
@@ -184,6 +194,7 @@ class EmulatedPico:
         self.writes = []         # (emulated us since power-up, address, bytes), this power-up
         self.i2c_bytes = 0
         self.last_state = None
+        self.emitted = []        # the state lines the firmware sent on the USB serial
         self.lit_at = None       # emulated ms of power-up at which every display was first lit
         self._line = bytearray()
         self._buf = b""
@@ -385,7 +396,28 @@ class EmulatedPico:
         return {a: bytes(c.ram) for a, c in self.chips.items()}
 
     def state(self):
-        """The last game state the firmware emitted on the USB serial (a dict), or None."""
+        """The game state as `matchbox sim` prints it (as VBox.state()): the last one the
+        firmware sent on the USB serial, None while the setup menu is open."""
+        d = self.dump()
+        return None if d["mode"] == "setup" else d["game"]
+
+    def dump(self):
+        """As VBox.dump(), from what the board shows and sends (its objects cannot be read
+        while the app runs): the game is the last state line on the USB serial (the firmware
+        sends one when a game starts and after each accepted action and undo; a power cut
+        between a journal write and its line leaves it one action behind until the next);
+        the mode is "setup" while a display shows the setup menu's SEt panel or before any
+        state line, else "finished" or "play" (the quick reference counts as "play")."""
+        game = self.last_state
+        if game is None or SETUP_PANEL in self.displays():
+            mode = "setup"
+        else:
+            mode = "finished" if game.get("finished") else "play"
+        return {"time": self.now, "flash_ops": self.flash_ops, "watchdog": None,
+                "mode": mode, "game": game}
+
+    def game(self):
+        """The last game state the firmware sent (a dict), or None."""
         return self.last_state
 
     def flash_image(self):
@@ -456,6 +488,7 @@ class EmulatedPico:
                 if line.startswith("{"):
                     try:
                         self.last_state = json.loads(line)
+                        self.emitted.append(line)
                     except ValueError:
                         pass
             else:
