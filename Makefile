@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim test typecheck bench package-json clean pico-js power-cuts-pico
+.PHONY: all venv sim test typecheck bench soak-records package-json clean pico-js power-cuts-pico
 
 all: test
 
@@ -44,6 +44,12 @@ sim: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
+# record reader on CPython and MicroPython; prints the counts, fails on any difference.
+SOAK ?= 100000
+soak-records: $(STAMP)
+	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)

@@ -5,12 +5,19 @@ Fetches /games/current.txt (if there is one) to DIR/current.txt and every file u
 or deleted; the box's program is stopped while reading and restarted (soft reset) after.
 An archived game already pulled with different content is kept: the new copy gets a -2,
 -3... suffix. Exit status: 0 done, 1 cannot write DIR, 2 board/port problem.
+
+Each file is saved as the plain game record (header and actions, as `matchbox replay` reads
+the journal: checksum tags dropped, undo lines played out). A file with a problem - a line the
+box would drop, damage - is saved exactly as it is on the box, with a warning naming the line;
+`--raw` saves every file as it is on the box.
 """
+import io
 import os
 import sys
 
 from mpremote.transport import TransportExecError
 
+from host_tools import replay_portable
 from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 
 CURRENT = "/games/current.txt"
@@ -24,10 +31,13 @@ def add_arguments(parser):
                         help="serial port of the box (default: auto, the first USB serial device)")
     parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
+    parser.add_argument("--raw", action="store_true",
+                        help="save the journal files as they are on the box (checksum tags, "
+                             "undo lines) instead of the plain game records")
 
 
 def run(args):
-    return pull(args.dir, port=args.port, timeout=args.timeout)
+    return pull(args.dir, port=args.port, timeout=args.timeout, raw=args.raw)
 
 
 def _free_name(path, data):
@@ -52,7 +62,19 @@ def _save(path, data, keep_old):
     return path
 
 
-def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT):
+def exported(remote, data):
+    """What to save for a file of the box: its plain game record, or the bytes as they are
+    (with a warning on stderr) when the record has a problem."""
+    text, error = replay_portable.plain(io.BytesIO(data))
+    if text is None:
+        print("warning: %s:%d: %s: %s (saved as it is on the box)" % (
+            remote, error[0] if error else 0, error[1] if error else "syntax",
+            error[2] if error else "no game"), file=sys.stderr)
+        return data
+    return text.encode()
+
+
+def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT, raw=False):
     """Copy the board's games into dest; returns the exit status."""
     try:
         board = connect(port, timeout=timeout)
@@ -70,6 +92,8 @@ def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT):
                 wanted.append((path, os.path.join(dest, "archive", *rel.split("/")), True))
             for remote, local, keep_old in wanted:
                 data = board.read_file(remote)
+                if not raw:
+                    data = exported(remote, data)
                 try:
                     saved = _save(local, data, keep_old)
                 except OSError as exc:

@@ -7,7 +7,6 @@ import sys
 
 from tycoon import notation, state
 from tycoon.cards import char
-from tycoon.game import IllegalAction
 
 STATUS = {None: 0, "illegal": 1, "syntax": 2}
 
@@ -54,47 +53,44 @@ def _json_string(text):
 
 
 def replay(path):
-    """(game, error) for one record file, error as notation.load gives it: line 0 when the
-    file cannot be opened. A line that is not UTF-8 is a syntax error of that line. When a
-    record breaks before its first action on a line that is not a header line, the game is
-    the one its header sets up (None only when the header itself is bad)."""
+    """(game, error) for one record file, read from its bytes by the engine's one reader
+    (tycoon.notation.read): error as notation.load gives it, line 0 when the file cannot be
+    opened or read. When a record breaks before its first action on a line that is not a
+    header line, the game is the one its header sets up (None only when the header itself is
+    bad). Undo lines (the box's journal) are played out."""
     try:
         f = open(path, "rb")
     except OSError:
         return None, (0, "syntax", "cannot open file")
-    reader = notation.Reader()
-    text = ""
     try:
-        for raw in f:
-            try:
-                text = raw.decode()
-            except UnicodeError:
-                text = ""
-                reader.lineno += 1
-                raise notation.NotationError("not UTF-8 text")
-            reader.feed(text)
-        reader.finish()
-    except notation.NotationError as err:
-        error = (reader.lineno, "syntax", err.message)
-        if reader.game is None and not _is_header(text):
-            try:
-                reader.finish()
-            except notation.NotationError:
-                pass
-        return reader.game, error
-    except IllegalAction as err:
-        return reader.game, (reader.lineno, "illegal", err.code)
+        return replay_file(f)
+    except OSError:   # a directory, or a read error
+        return None, (0, "syntax", "cannot read file")
     finally:
         f.close()
-    return reader.game, None
 
 
-def _is_header(text):
-    try:
-        parsed = notation.parse_line(text)
-    except notation.NotationError:
-        return False
-    return parsed is not None and parsed[0] == "header"
+def replay_file(f):
+    """replay() of a file object opened 'rb' (or anything with readline(n))."""
+    reader = notation.Reader()
+    error = reader.read(f)
+    game = reader.game
+    if error is not None and game is None and reader.kind != "header":
+        try:
+            game = reader.finish()
+        except notation.NotationError:
+            pass
+    return game, error
+
+
+def plain(f):
+    """(text, error) for a record in a file object opened 'rb': the plain game record -
+    header and actions in canonical notation, no checksum tags, undo lines played out - or
+    None when the record has a problem (error says where, as replay gives it)."""
+    game, error = replay_file(f)
+    if error is not None or game is None:
+        return None, error
+    return notation.write(game), None
 
 
 def report(path, as_json, out, err):

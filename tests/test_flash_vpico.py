@@ -374,3 +374,26 @@ def test_virtual_pico_stops_its_process(tmp_path):
         os.kill(pid, 0)  # running
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_pull_saves_the_plain_game_record_of_a_journal(capsys, pico, tmp_path):
+    from tycoon import notation
+    texts = ["players 2", "dealer 1", "expansion none", "revolution 5", "sticks 40",
+             "hands 15 15", "1: play 3", "2: play 5", "undo", "2: pass"]
+    journal = b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+    flash_dir = tmp_path / "flash"
+    (flash_dir / "games").mkdir(parents=True)
+    (flash_dir / "games/current.txt").write_bytes(journal)
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "plain"))
+    assert status == 0 and err == "", err
+    assert (tmp_path / "plain/current.txt").read_text() == (
+        "players 2\ndealer 1\nexpansion none\nrevolution 5\nsticks 40\nhands 15 15\n"
+        "1: play 3\n2: pass\n")
+    status, out, err = _matchbox(capsys, "pull", "--raw", "--port", pico.port,
+                                 str(tmp_path / "raw"))
+    assert status == 0 and (tmp_path / "raw/current.txt").read_bytes() == journal
+    # damage: saved as it is, the line named
+    (flash_dir / "games/current.txt").write_bytes(journal[:-3])
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "torn"))
+    assert status == 0 and "/games/current.txt:10: syntax: " in err
+    assert (tmp_path / "torn/current.txt").read_bytes() == journal[:-3]

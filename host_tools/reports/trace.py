@@ -131,34 +131,40 @@ SUMMARY = (("cards", "cards played"), ("spent", "sticks spent on cards"),
            ("strongest", "strongest plays"))
 
 
-def read_record(lines, name="game"):
-    """Replay record lines into a Trace. Never raises on bad content: trace.error says
-    where the record stops; trace.game is None only when no game could be set up."""
+def read_record(f, name="game"):
+    """Replay a record from a binary file object into a Trace, line by line through the
+    engine's one reader (tycoon.notation), so it stops where `matchbox replay` and the box
+    stop. Never raises on bad content: trace.error says where the record stops; trace.game
+    is None only when no game could be set up. An undo line (the box's journal) takes the
+    last step back out."""
     trace = Trace(name)
     reader = notation.Reader()
-    line = ""
+    raw = b""
     try:
-        for line in lines:
-            before = len(trace.steps)
-            events = reader.feed(line)
-            parsed = notation.parse_line(line)
-            if parsed is None or parsed[0] != "action":
-                continue
-            game: Any = reader.game
-            action = list(game.actions())[-1]
-            spent = 0
-            if action[0] == PLAY:
-                spent = sum([cost(face, action[3]) or 0 for face in action[2]])
-            trace.steps.append(Step(before + 1, reader.lineno, action, events, spent, game))
-        line = ""
+        while True:
+            raw = f.readline(notation.LIMIT)
+            if not raw:
+                break
+            events = reader.feed_bytes(raw)
+            if reader.kind == "undo":
+                trace.steps.pop()
+            elif reader.kind == "action":
+                game: Any = reader.game
+                action = game.last_action()
+                spent = 0
+                if action[0] == PLAY:
+                    spent = sum([cost(face, action[3]) or 0 for face in action[2]])
+                trace.steps.append(Step(len(trace.steps) + 1, reader.lineno, action, events,
+                                        spent, game))
+        raw = b""
         reader.finish()
     except notation.NotationError as err:
         trace.error = (reader.lineno, "syntax", err.message)
     except IllegalAction as err:
         trace.error = (reader.lineno, "illegal", err.code)
     if trace.error:
-        trace.error_text = line.rstrip("\r\n")
-        if reader.game is None:
+        trace.error_text = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if reader.game is None and reader.kind != "header":
             try:    # the header read so far may still set up a game
                 reader.finish()
             except notation.NotationError:
@@ -171,19 +177,9 @@ def read_file(path):
     """A Trace of a record file. Raises ReportError when the file cannot be read."""
     try:
         with open(path, "rb") as f:
-            raw_lines = f.read().splitlines()
+            return read_record(f, os.path.basename(path))
     except OSError as err:
         raise ReportError(files.cannot_read(path, err))
-    lines = []
-    for raw in raw_lines:
-        try:
-            lines.append(raw.decode("utf-8"))
-        except UnicodeError:
-            break   # the record stops at a line that is not text, as in matchbox replay
-    trace = read_record(lines, os.path.basename(path))
-    if len(lines) < len(raw_lines) and trace.error is None:
-        trace.error = (len(lines) + 1, "syntax", "not UTF-8 text")
-    return trace
 
 
 def setup_text(game):

@@ -68,8 +68,10 @@ class Journal:
         if self.fail:
             raise OSError(28)
 
-    def start(self, game):
+    def start(self, game, old=None):
         self._check()
+        if self.record is not None:   # the old record is archived once the new one is in place
+            self.archived.append(notation.write(old) if old is not None else self.record)
         self.record = notation.header_text(game)
 
     def append(self, game):
@@ -77,13 +79,15 @@ class Journal:
         actions = list(game.actions())
         self.record += notation.action_text(*actions[-1])
 
-    def rewrite(self, game):
+    def undo(self, game):
         self._check()
-        self.record = notation.write(game)
+        self.record += "undo\n"
 
-    def archive(self, game):
-        self.archived.append(notation.write(game))
-        self.record = None
+    def plain(self):
+        """The plain game record the journal holds (undo lines played out)."""
+        game, error = notation.load(self.record.splitlines())
+        assert error is None, error
+        return notation.write(game)
 
     def save_setup(self, players, dealer, expansion, revolution, sticks, hands):
         self.setup = {"players": players, "dealer": dealer, "expansion": expansion,

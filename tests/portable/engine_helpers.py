@@ -38,9 +38,12 @@ def _frozen(value):
 
 
 def snapshot(game):
-    """Everything a game holds: its JSON state plus every attribute (lists frozen)."""
+    """Everything a game holds: its JSON state plus every attribute (lists frozen) but the
+    snapshot cache of undo."""
     items = []
     for key in sorted(game.__dict__.keys()):
+        if key in ("_snaps", "_nsnaps"):
+            continue   # undo's snapshot cache: what it restores is compared through the rest
         items.append((key, _frozen(game.__dict__[key])))
     return (state.to_json(game), tuple(items))
 

@@ -184,7 +184,7 @@ def test_undo_takes_back_actions_to_the_start():
     press(app, "3", "PLAY", "PASS")
     assert len(app.game) == 2
     press(app, "UNDO")
-    assert len(app.game) == 1 and journal.record == notation.write(app.game)
+    assert len(app.game) == 1 and journal.plain() == notation.write(app.game)
     press(app, "UNDO", "UNDO")
     assert len(app.game) == 0 and app.game.turn == 1
 
@@ -350,3 +350,81 @@ def test_a_new_game_the_flash_cannot_take_keeps_the_menu_open():
     press(app, *(["PLAY"] * 9))
     assert app.mode == A.SETUP and app.game is None
     assert screen(app, bus).startswith("FULL")
+
+
+def test_face_keys_of_a_seat_that_must_return_are_refused():
+    # seat 1 plays its last card; later seat 1 must return a stick: cards keyed are refused
+    app, bus, clock, journal = started("players 2\nhands 1 3\nsticks 40\n")
+    press(app, "3", "PLAY")            # seat 1 goes to 0 cards; seat 2 to act
+    press(app, "PASS")                 # seat 2 passes: the trick clears, seat 1 leads
+    assert app.game.must_return() and app.game.turn == 1
+    press(app, "5")
+    assert app.nfaces == 0
+    assert screen(app, bus).startswith("rEtn|Err ")
+    press(app, "PLAY")                 # PLAY confirms the return
+    assert app.game.last_action()[0] == 2   # RETURN
+
+
+def test_a_display_absent_at_power_up_is_lit_when_it_appears():
+    from app_helpers import Bus, Clock, Journal, Keys
+    from box.app import App
+    from box.buzzer import Buzzer
+    from box.ht16k33 import HT16K33
+    bus = Bus([0x70, 0x71, 0x72, 0x73])
+    bus.unplugged.add(0x72)            # not answering at power-up
+    clock = Clock()
+    app = App([HT16K33(bus, 0x70 + i) for i in range(4)], Keys(), Buzzer(None),
+              Journal(TWO), clock)
+    app.boot()
+    app.step()
+    assert not app.displays[2].online
+    # three answer: the four panels page over them (none is lost on the absent one)
+    seen = []
+    for _ in range(2):
+        seen += [t for t in screen(app, bus).split("|") if t != "    "]
+        clock.now += A.PAGE_MS
+        app.step()
+    assert sorted(set(seen)) == ["----", "5t 1", "P1 F", "c  3"]
+    first = screen(app, bus)
+    bus.unplugged.discard(0x72)        # plugged in
+    clock.now += 1000
+    app.step()
+    clock.now += 1000
+    app.step()
+    assert app.displays[2].online
+    assert screen(app, bus) == "----|P1 F|c  3|5t 1"
+    assert screen(app, bus) != first
+    # and it stays in use: no paging over three any more
+    for _ in range(3):
+        clock.now += A.PAGE_MS
+        app.step()
+        assert screen(app, bus) == "----|P1 F|c  3|5t 1"
+
+
+def test_picking_up_a_display_allocates_nothing():
+    if not MPY:
+        return
+    import micropython
+    from app_helpers import Bus, Clock, Journal, Keys
+    from box.app import App
+    from box.buzzer import Buzzer
+    from box.ht16k33 import HT16K33
+    bus = Bus([0x70, 0x71])
+    bus.unplugged.add(0x71)
+    clock = Clock()
+    app = App([HT16K33(bus, 0x70), HT16K33(bus, 0x71)], Keys(), Buzzer(None), Journal(TWO), clock)
+    app.boot()
+    for _ in range(3):
+        clock.now += 700
+        app.step()
+    bus.unplugged.discard(0x71)
+    micropython.heap_lock()
+    try:
+        for _ in range(3):
+            clock.now += 700
+            app.step()
+            app.key(4)
+            app.key(21)
+    finally:
+        micropython.heap_unlock()
+    assert app.displays[1].online

@@ -255,3 +255,83 @@ def test_round_trip_random_games():
         assert snapshot(again) == snapshot(g), "seed %d" % seed
         assert notation.write(again) == text
         assert again.finished == g.finished
+
+
+# --- the one reader, from bytes (docs/notation.md: Bytes, lines and words) -------------------
+
+def _verdict(data):
+    import io
+    game, error, reader = notation.read(io.BytesIO(data))
+    return game, error
+
+
+RECORD = b"players 3\n1: play 3\n2: pass\n"
+
+
+def test_reader_accepts_bom_crlf_and_tabs():
+    for data in (RECORD, b"\xef\xbb\xbf" + RECORD, RECORD.replace(b"\n", b"\r\n"),
+                 RECORD.replace(b" ", b"\t"), RECORD + b"\n\n# the end\n"):
+        game, error = _verdict(data)
+        assert error is None and len(game) == 2 and game.turn == 3, data
+
+
+def test_bom_only_opens_the_first_line():
+    game, error = _verdict(b"players 3\n\xef\xbb\xbf1: play 3\n")
+    assert error == (2, "syntax", "character U+FEFF outside a comment")
+
+
+def test_unicode_spaces_are_not_white_space():
+    # CPython's str.split() takes these as spaces, MicroPython's does not: neither does the reader
+    for space in ("\u00a0", "\u3000", "\u2028", "\u0085", "\x0b", "\x0c", "\x1c"):
+        data = ("players 3\n1: play" + space + "3\n").encode()
+        game, error = _verdict(data)
+        assert error == (2, "syntax", "character U+%04X outside a comment" % ord(space)), space
+    game, error = _verdict("players 3  # a comment may say anything: \u3000\u00a0é\n".encode())
+    assert error is None
+
+
+def test_invalid_utf8_is_refused_as_cpython_does():
+    for bad in (b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xff",
+                b"\xc3", b"\xe2\x82"):
+        game, error = _verdict(b"players 3\n# " + bad + b"\n")
+        assert error == (2, "syntax", "not UTF-8 text"), bad
+    for good in (b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xed\x9f\xbf"):
+        assert _verdict(b"players 3\n# " + good + b"\n")[1] is None, good
+
+
+def test_a_last_line_without_newline_is_torn():
+    game, error = _verdict(b"players 3\n1: play 3\n2: pass")
+    assert error == (3, "syntax", "last line without a newline (cut short: the box drops it)")
+    assert len(game) == 1
+    assert _verdict(b"players 3\n1: play 3\n")[1] is None
+
+
+def test_line_and_number_limits():
+    line = b"# " + b"x" * 197 + b"\n"           # 199 bytes and the newline: the longest line
+    assert len(line) == notation.LIMIT and _verdict(b"players 3\n" + line)[1] is None
+    game, error = _verdict(b"players 3\n# " + b"x" * 198 + b"\n1: play 3\n")
+    assert error == (2, "syntax", "line longer than 200 bytes")
+    assert _verdict(b"players 3\nsticks 9999\n")[1] is None
+    for number in (b"10000", b"0" * 5, b"9" * 4301):
+        game, error = _verdict(b"players 3\nsticks " + number + b"\n")
+        assert error is not None and error[:2] == (2, "syntax"), number
+    game, error = _verdict(b"players 3\nsticks " + b"9" * 150 + b"\n")
+    assert error == (2, "syntax", "number '999999...' longer than 4 digits")
+
+
+def test_tags_every_line_after_the_first_tagged_one():
+    tagged_line = notation.tagged(1, "players 3")
+    assert _verdict(tagged_line + notation.tagged(2, "1: play 3"))[1] is None
+    game, error = _verdict(tagged_line + b"1: play 3\n")
+    assert error == (2, "syntax", "line without a checksum tag after a tagged line")
+    game, error = _verdict(tagged_line + notation.tagged(3, "1: play 3"))
+    assert error == (2, "syntax", "damaged checksum tag")
+    # hand-written lines first, then the box's tagged ones: fine
+    assert _verdict(b"players 3\n" + notation.tagged(2, "1: play 3"))[1] is None
+
+
+def test_undo_lines():
+    game, error = _verdict(b"players 3\n1: play 3\n2: pass\nundo\nundo\n1: play 4\n")
+    assert error is None and len(game) == 1 and notation.write(game).endswith("1: play 4\n")
+    assert _verdict(b"players 3\nundo\n")[1] == (2, "syntax", "nothing to undo")
+    assert _verdict(b"players 3\n1: play 3\n2: undo\n")[1][:2] == (3, "syntax")

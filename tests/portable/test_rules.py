@@ -773,3 +773,27 @@ def test_random_games_keep_the_sticks_and_the_ranks():
         assert sorted(g.ranking) == list(range(1, g.players + 1))
         for i, seat in enumerate(g.ranking):
             assert g.ranks[seat - 1] == i + 1
+
+
+def test_undo_and_play_on_across_snapshots():
+    # undo restores the last snapshot (every SNAP_EVERY actions) and replays the rest: a random
+    # walk of actions and runs of undos across many snapshot boundaries must always leave the
+    # game exactly where replaying its record from the deal leaves it
+    from tycoon.game import SNAP_EVERY
+    longest = 0
+    for seed in range(4):
+        rng = Lcg(100 + seed)
+        g = Game(8, dealer=1 + seed, expansion="gh4")
+        for _ in range(400):
+            if g.finished or (len(g) and rng.below(8) == 0):
+                for _ in range(1 + rng.below(2 * SNAP_EVERY)):
+                    if not g.undo():
+                        break
+            else:
+                step(g, rng)
+            longest = max(longest, len(g))
+            if rng.below(5) == 0:
+                again = record(notation.write(g))
+                assert snapshot(g) == snapshot(again)
+        assert snapshot(g) == snapshot(record(notation.write(g)))
+    assert longest > SNAP_EVERY + 16

@@ -88,14 +88,16 @@ class App:
         game = rules.Game(s.players, s.dealer, rules.EXPANSIONS[s.expansion], s.revolution,
                           s.sticks, s.hands[:s.players])
         try:
-            if self.game is not None:
-                self.journal.archive(self.game)
-            self.journal.start(game)
-            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
-                                    s.revolution, s.sticks, s.hands[:s.players])
+            # the new record is on flash before the old one goes to the archive
+            self.journal.start(game, self.game)
         except OSError:
             self._error("flash-full", now)   # the menu stays open; the old game stays on
             return
+        try:
+            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
+                                    s.revolution, s.sticks, s.hands[:s.players])
+        except OSError:
+            pass   # only the menu's memory of these choices is lost; the game is safe
         self.game = game
         self._home()
         self._clear_entry()
@@ -112,13 +114,24 @@ class App:
         if self.overlay and ticks.diff(now, self.until) >= 0:
             self.overlay = NONE
             self.redraw()
-        if self.count > len(self.displays) and ticks.diff(now, self.page_at) >= PAGE_MS:
+        nd = self.shown()
+        if self.count > nd and ticks.diff(now, self.page_at) >= PAGE_MS:
             self.page_at = now
-            pages = (self.count + len(self.displays) - 1) // len(self.displays)
+            pages = (self.count + nd - 1) // nd
             self.page = (self.page + 1) % pages
             self._flush()
+        changed = False
         for d in self.displays:
+            was = d.online
             d.service(now)
+            changed = changed or d.online != was
+        if changed:
+            # a display came (or went): the panels are shared out again over those that answer
+            self.page = 0
+            self.page_at = now
+            self._flush()
+            for d in self.displays:
+                d.show()
         self.buzzer.service(now)
 
     def key(self, event, now=None):
@@ -151,7 +164,9 @@ class App:
 
     def _play_key(self, code, now):
         if code <= K.H:
-            if self.as_key and self.value < 0:
+            if self.game.must_return():
+                self._error("must-return", now)   # no cards: only PLAY (a return) or UNDO
+            elif self.as_key and self.value < 0:
                 self.value = code
             elif self.as_key:
                 self._error("mixed-values", now)  # a second value after AS
@@ -209,19 +224,15 @@ class App:
 
     def _undo(self):
         game = self.game
-        last = game.last_action() if game is not None else None
-        if last is None:
+        if game is None or not len(game):
             self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
-        game.undo()
         try:
-            self.journal.rewrite(game)
+            self.journal.undo(game)   # on flash first: one 'undo' line appended
         except OSError:
-            # the flash still holds the action: put it back, so box and journal agree
-            kind, _seat, faces, value, explicit = last
-            game.apply(kind, faces, value if explicit else None)
-            self._error("flash-full", self.clock())
+            self._error("flash-full", self.clock())   # the action stays, as on the flash
             return
+        game.undo()
         self._home()
         self._clear_entry()
         self._emit()
@@ -295,14 +306,27 @@ class App:
         self.page_at = self.clock() if now is None else now
         self._flush()
 
+    def shown(self):
+        """How many displays the panels are shared out over: those that answer (all of them
+        while none does, so that the first to come up is drawn at once)."""
+        n = 0
+        for d in self.displays:
+            if d.online:
+                n += 1
+        return n or len(self.displays)
+
     def _flush(self):
         """Send the panels of the current page to the displays (only changed bytes go out)."""
         buf = self.buf
-        nd = len(self.displays)
+        nd = self.shown()
+        every = nd == len(self.displays)
         base = self.page * nd
-        for i in range(nd):
-            d = self.displays[i]
+        i = 0
+        for d in self.displays:
+            if not (every or d.online):
+                continue   # its RAM is drawn when it answers again
             p = base + i
+            i += 1
             o = p * panels.SIZE
             for pos in range(4):
                 d.raw(pos, buf[o + pos] if p < self.count else 0)

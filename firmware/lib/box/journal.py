@@ -1,76 +1,20 @@
 """The power-safe game journal: every accepted action goes to flash before the box confirms it.
 
 The record is ordinary notation (`matchbox replay` reads it); each line written by the box ends
-in a checksum comment, `3: play 9 9 as 9  #~1f2a`, a CRC-16 over the line's index in the file
-and its text. Resume replays the record line by line and keeps the longest sound prefix;
-whole-file writes go to `NAME.tmp` first and are renamed over the target. See docs/journal.md.
+in a checksum tag, `3: play 9 9 as 9  #~1f2a` (tycoon.notation checks it, as every reader of a
+record does). An UNDO is one more line, `undo`. Resume replays the record through the one
+reader and keeps the longest sound prefix; whole-file writes go to `NAME.tmp` first and are
+renamed over the target, and a new game is in place before the old one goes to the archive.
+See docs/journal.md.
 """
-from tycoon.notation import HEADERS, Reader, action_text, header_text, parse_line
+from tycoon.notation import HEADERS, Reader, action_text, header_text, tagged
 from box.store import Store
 
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
-
-LIMIT = const(200)  # bytes, newline included: a longer line counts as damage
 CURRENT = "current.txt"
+NEXT = "next.txt"      # a new game's record, complete, waiting for the old one to be archived
 SETUP = "setup.txt"
 BROKEN = "broken.txt"  # an unusable record is moved here for a look on the computer
 ARCHIVE = "archive"
-_HEX = b"0123456789abcdef"
-
-
-def crc16(data, crc=0xFFFF):
-    """CRC-16/CCITT-FALSE (polynomial 0x1021) of bytes, continuing from `crc`."""
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = (crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1
-        crc &= 0xFFFF
-    return crc
-
-
-def _seal(index, body):
-    # The line index goes in first (with a separator) so a line moved elsewhere fails too.
-    return crc16(body, crc16(b"|", crc16(str(index).encode())))
-
-
-def tagged(index, text):
-    """The journal line (bytes, newline-terminated) for `text` as line `index` (from 1)."""
-    return ("%s  #~%04x\n" % (text, _seal(index, text.encode()))).encode()
-
-
-def _hex4(raw, at):
-    value = 0
-    for i in range(at, at + 4):
-        digit = _HEX.find(raw[i:i + 1])
-        if digit < 0:
-            return -1
-        value = value << 4 | digit
-    return value
-
-
-def check(raw, index):
-    """The text of line `index` (bytes without its newline), or None when it is damaged.
-
-    A line ending in the tag `  #~hhhh` must match its checksum; a line with `#~` anywhere
-    else, or a tag-shaped ending with another character than `~`, is damage. A line without
-    any tag (written by hand) passes here; the notation reader judges it.
-    """
-    n = len(raw)
-    at = raw.find(b"#~")
-    if at >= 0:
-        if at != n - 6 or raw[n - 8:n - 6] != b"  " or _hex4(raw, n - 4) != _seal(index, raw[:n - 8]):
-            return None
-        raw = raw[:n - 8]
-    elif n >= 8 and raw[n - 8:n - 5] == b"  #" and _hex4(raw, n - 4) >= 0:
-        return None
-    try:
-        return raw.decode()
-    except ValueError:  # UnicodeError is a ValueError on both ports
-        return None
 
 
 def _record(game, count):
@@ -116,7 +60,7 @@ class Journal:
     def resume(self):
         """(game, dropped): the game of current.txt, or None when there is no usable record.
 
-        `dropped` counts the lines cut off the end (torn, failing their checksum, or refused by
+        `dropped` counts the lines cut off the end (torn, damaged, or refused by the reader or
         the rules); the file is repaired to the kept prefix. An unusable record is renamed to
         broken.txt. Never raises: a file that cannot be read counts as no game.
         """
@@ -126,7 +70,7 @@ class Journal:
             self._tidy()
             if not self.store.exists(self.current):
                 return None, 0
-            game, lines, size, dropped, _keys = self._read(self.current)
+            game, lines, size, dropped, _reader = self._read(self.current, True)
         except OSError:
             return None, 0
         if game is None:
@@ -149,70 +93,75 @@ class Journal:
         return game, dropped
 
     def _tidy(self):
-        # Leftover NAME.tmp: an atomic write was cut short. Drop it, unless NAME is missing
-        # (then the cut came between removing NAME and renaming, on a filesystem that cannot
-        # rename over a file: the tmp is complete).
+        # A leftover NAME.tmp is a whole-file write cut short: never used, always removed.
+        # next.txt is a new game's complete record: with current.txt still there the power
+        # went before the old game was archived (the old game goes on); without, after (the
+        # new game takes its place).
         st = self.store
         if not st.isdir(self.root):
             return
         for name in st.listdir(self.root):
-            if not name.endswith(".tmp"):
-                continue
-            tmp = self._path(name)
             try:
-                if st.exists(tmp[:-4]):
-                    st.remove(tmp)
-                else:
-                    st.rename(tmp, tmp[:-4])
+                if name.endswith(".tmp"):
+                    st.remove(self._path(name))
             except OSError:
-                pass
+                pass   # never read; removed at a later power-up
+        nxt = self._path(NEXT)
+        if st.exists(nxt):
+            if st.exists(self.current):
+                try:
+                    st.remove(nxt)
+                except OSError:
+                    pass   # removed at a later power-up; the running game is current.txt
+            else:
+                st.rename(nxt, self.current)
 
-    def _read(self, path):
-        # Replay a file: (game or None, lines kept, bytes kept, lines dropped, header keys).
+    def _read(self, path, box_game=False):
+        # Replay a file through the one reader: (game or None, lines kept, bytes kept,
+        # lines dropped, the reader). With box_game, a record with checksum tags must have all six
+        # header lines: the box writes them all, so fewer means a cut.
         reader = Reader()
-        keys = []
-        lines = size = dropped = 0
-        bad = torn = False
         f = self.store.open(path, "rb")
         try:
-            while True:
-                raw = f.readline(LIMIT)
-                if not raw:
-                    break
-                torn = raw[-1] != 10
-                if not bad:
-                    text = None if torn else check(raw[:-1], lines + 1)
-                    if text is not None and self._feed(reader, keys, text):
-                        lines += 1
-                        size += len(raw)
-                        continue
-                    bad = True
-                dropped += raw.count(b"\n")
+            error = reader.read(f)
         finally:
             f.close()
-        if torn:
-            dropped += 1
         game = reader.game
-        # A header cut short would start a different game: without an action line read,
-        # a damaged line stops the record unless all header lines came before it.
-        if game is None and not (bad and len(keys) < len(HEADERS)):
-            try:
-                game = reader.finish()
-            except Exception:
-                game = None
+        if error is None:
+            lines = reader.lineno
+        else:
+            lines = reader.lineno - 1
+            # A header cut short would start a different game: when the record breaks
+            # before its first action, all header lines must have come before the break.
+            if game is None and len(reader.header) == len(HEADERS):
+                try:
+                    game = reader.finish()
+                except Exception:
+                    game = None
+        if box_game and reader.tagged and len(reader.header) < len(HEADERS):
+            game = None
+        dropped = self._count_rest(path, reader.size) if error is not None else 0
         if game is None:
-            return None, 0, 0, lines + dropped, keys
-        return game, lines, size, dropped, keys
+            return None, 0, 0, lines + dropped, reader
+        return game, lines, reader.size, dropped, reader
 
-    def _feed(self, reader, keys, text):
+    def _count_rest(self, path, size):
+        # The lines from byte `size` to the end (a last one without a newline counts).
+        n = 0
+        last = 10
+        f = self.store.open(path, "rb")
         try:
-            parsed = parse_line(text)
-            reader.feed(text)
-        except Exception:  # NotationError, IllegalAction, or anything odd: the line is refused
-            return False
-        if parsed is not None and parsed[0] == "header":
-            keys.append(parsed[1])
-        return True
+            for _chunk in _copy(f, size):
+                pass
+            while True:
+                chunk = f.read(128)
+                if not chunk:
+                    break
+                n += chunk.count(b"\n")
+                last = chunk[-1]
+        finally:
+            f.close()
+        return n + (last != 10)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -223,7 +172,7 @@ class Journal:
             self.store.rename(tmp, path)
         except OSError:
             try:
-                if self.store.exists(path):
+                if self.store.exists(tmp):
                     self.store.remove(tmp)
             except OSError:
                 pass
@@ -240,12 +189,41 @@ class Journal:
         self._lines = len(HEADERS) + count
         self._actions = count
 
-    def start(self, game):
-        """Begin the record of a new game (its header), replacing current.txt atomically."""
-        self._write(game, len(game))
+    def start(self, game, old=None):
+        """Begin the record of a new game. A record in current.txt (the running game `old`)
+        goes to the archive, but only after the new record is safely on flash: the new one is
+        written to next.txt (through a tmp), then current.txt is renamed into the archive and
+        next.txt to current.txt. Raises OSError (flash full, write error) with the running
+        game's record in place, as it was."""
+        st = self.store
+        if old is not None and (self._lines is None or self._actions != len(old)):
+            self._write(old, len(old))   # the running game, whole, before it is archived
+        self._ensure(self.root)
+        nxt = self._path(NEXT)
+        self._atomic(nxt, _record(game, len(game)))
+        path = None
+        try:
+            if st.exists(self.current):
+                self._ensure(self._path(ARCHIVE))
+                numbers = self.archived()
+                path = self._path(ARCHIVE) + "/game-%03d.txt" % (numbers[-1] + 1 if numbers else 1)
+                st.rename(self.current, path)
+            st.rename(nxt, self.current)
+        except OSError:
+            try:
+                if path is not None and not st.exists(self.current):
+                    st.rename(path, self.current)
+                st.remove(nxt)
+            except OSError:
+                pass
+            raise
+        self._lines = len(HEADERS) + len(game)
+        self._actions = len(game)
+        if path is not None:
+            self._trim()
 
     def rewrite(self, game):
-        """Replace the record with the game as it stands (after an undo), atomically."""
+        """Replace the record with the game as it stands, atomically (a repair; UNDO appends)."""
         self._write(game, len(game))
 
     def append(self, game):
@@ -254,26 +232,43 @@ class Journal:
         Raises OSError when it cannot be written (flash full, write error): the caller undoes
         the action. The file is then put back to the record without that action if possible;
         if not, the next write replaces the whole file, so a half line is never built on.
-        When the journal is not in step with the game (not started, an undo not rewritten,
-        an earlier failure), the whole record is rewritten instead.
+        When the journal is not in step with the game (not started, an earlier failure), the
+        whole record is rewritten instead.
         """
         count = len(game)
         last = game.last_action()
         if last is None or self._lines is None or count != self._actions + 1:
             self._write(game, count)
             return
-        line = tagged(self._lines + 1, action_text(*last)[:-1])
+        self._add(self._lines, action_text(*last)[:-1], game, count - 1)
+        self._actions = count
+
+    def undo(self, game):
+        """Journal an UNDO of the game's last action: one `undo` line appended. Call it before
+        game.undo(); on OSError keep the action (the file is put back to the record with it,
+        as for append). Out of step, the whole record without the last action is written."""
+        count = len(game)
+        if not count:
+            return
+        if self._lines is None or count != self._actions:
+            self._write(game, count - 1)
+            return
+        self._add(self._lines, "undo", game, count)
+        self._actions = count - 1
+
+    def _add(self, lines, text, game, keep):
+        # Append one tagged line after `lines`; on failure, try to put the file back to
+        # `keep` actions.
         try:
-            self.store.append(self.current, line)
+            self.store.append(self.current, tagged(lines + 1, text))
         except OSError:
             self._lines = None
             try:
-                self._write(game, count - 1)
+                self._write(game, keep)
             except OSError:
                 pass
             raise
-        self._lines += 1
-        self._actions = count
+        self._lines = lines + 1
 
     def archive(self, game):
         """Move the record of a finished game to archive/game-NNN.txt (numbers go on across
@@ -281,21 +276,26 @@ class Journal:
         st = self.store
         if self._lines is None or self._actions != len(game) or not st.exists(self.current):
             self._write(game, len(game))
+        if st.exists(self._path(NEXT)):
+            st.remove(self._path(NEXT))   # a stale new record must not take the place
         folder = self._path(ARCHIVE)
         self._ensure(folder)
         numbers = self.archived()
-        number = numbers[-1] + 1 if numbers else 1
-        path = folder + "/game-%03d.txt" % number
+        path = folder + "/game-%03d.txt" % (numbers[-1] + 1 if numbers else 1)
         st.rename(self.current, path)
         self._lines = None
         self._actions = 0
-        numbers.append(number)
+        self._trim()
+        return path
+
+    def _trim(self):
+        numbers = self.archived()
+        folder = self._path(ARCHIVE)
         while len(numbers) > max(self.keep, 0):
             try:
-                st.remove(folder + "/game-%03d.txt" % numbers.pop(0))
+                self.store.remove(folder + "/game-%03d.txt" % numbers.pop(0))
             except OSError:
                 pass
-        return path
 
     def archived(self):
         """The numbers of the archived games, oldest first."""
@@ -327,11 +327,11 @@ class Journal:
         try:
             if not self.store.exists(path):
                 return None
-            game, _lines, _size, dropped, keys = self._read(path)
+            game, _lines, _size, dropped, reader = self._read(path)
         except Exception:
             return None
-        if game is None or dropped or len(game) or "players" not in keys:
+        if game is None or dropped or len(game) or reader.undos:
             return None
         return {"players": game.players, "dealer": game.dealer, "expansion": game.expansion,
                 "revolution": game.revolution_size, "sticks": game.tokens,
-                "hands": list(game.hands) if "hands" in keys else None}
+                "hands": list(game.hands) if "hands" in reader.header else None}

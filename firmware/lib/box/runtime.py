@@ -19,16 +19,11 @@ def maintenance(hw, pinmap=None):
 
 
 def build(hw, pinmap=None):
-    """The App wired to hw. Displays are those of the map that answer at power-up (all of
-    them when none answers, so that they come up as soon as they are plugged in)."""
+    """The App wired to hw, with a driver for every display of the map: the panels are shared
+    out over those that answer, and one that answers later (plugged in, or slow at power-up)
+    is picked up and lit by the app."""
     m = pinmap or pins.load()
-    wanted = pins.addresses(m)
-    try:
-        found = hw.i2c.scan()
-    except OSError:
-        found = []
-    present = [a for a in wanted if a in found] or wanted
-    displays = [HT16K33(hw.i2c, a) for a in present]
+    displays = [HT16K33(hw.i2c, a) for a in pins.addresses(m)]
     keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
     buzzer = Buzzer(hw.buzzer, hw.ticks_ms)
     journal = Journal(hw.games, hw.store)

@@ -32,7 +32,7 @@ MAX_PANELS = const(6)
 def draw(app):
     """Draw the panels of the app's mode; returns how many."""
     buf = app.buf
-    nd = len(app.displays)
+    nd = app.shown()   # the displays that answer
     if app.overlay == ERROR:
         panels.text(buf, 0, app.err)
         panels.text(buf, 1, b"Err")

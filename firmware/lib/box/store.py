@@ -35,16 +35,9 @@ class Store:
             f.close()
 
     def rename(self, src, dst):
-        """Rename src to dst, replacing dst (littlefs and POSIX replace atomically)."""
-        try:
-            os.rename(src, dst)
-        except OSError:
-            if not (self.exists(src) and self.exists(dst)):
-                raise
-            # A filesystem that cannot rename over a file (FAT): not atomic any more, but
-            # the journal promotes a lone '.tmp' on resume.
-            os.remove(dst)
-            os.rename(src, dst)
+        """Rename src to dst, replacing dst atomically (littlefs and POSIX do). The journal
+        relies on it: a filesystem that cannot replace a file (FAT) raises OSError here."""
+        os.rename(src, dst)
 
     def remove(self, path):
         os.remove(path)

@@ -3,6 +3,11 @@
 State is plain data: lists of ints indexed by seat - 1, a few ints for the table, and a
 bytearray log of the actions taken. Nothing here does I/O, reads a clock or draws at random.
 An illegal action raises IllegalAction with one code and leaves the game exactly as it was.
+
+Undo costs the same at any game length: every SNAP_EVERY actions the state is copied into a
+bytearray of snapshots (4 bytes a seat and 30 more), so an undo restores the last snapshot
+before the action and replays fewer than SNAP_EVERY actions from the log, through the same
+code as the first time (so it cannot drift from the rules).
 """
 from tycoon.cards import G, cost, card_type
 
@@ -26,6 +31,8 @@ FINISHED = const(16)    # one player left: the game is over
 EXPANSIONS = ("none", "gh2", "gh4")
 BASE_DECK = const(56)
 MAX_PLAY = const(5)
+MAX_STICKS = const(9999)
+SNAP_EVERY = const(32)
 _BASE_VALUES = const(16)   # values 0-F; the G/H expansion adds G and H
 _PLAYERS_MIN = const(2)
 _PLAYERS_MAX = const(8)
@@ -84,7 +91,7 @@ class IllegalAction(Exception):
 # the setting at fault rides along, so the notation reader can point at its header line.
 _SETUP = ("players must be 2 to 8|dealer must be a seat from 1 to %d|"
           "expansion must be none, gh2 or gh4|revolution must be 5 or 4|"
-          "sticks must not be negative|hands needs %d counts, one per seat|"
+          "sticks must be 0 to 9999|hands needs %d counts, one per seat|"
           "hands cannot be negative|hands hold %d cards, more than the deck's %d")
 _PLAYERS_RANGE = const(0)
 _DEALER_RANGE = const(1)
@@ -134,7 +141,7 @@ class Game:
             raise _setup_error(_EXPANSION_NAME)
         if revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
             raise _setup_error(_REVOLUTION_SIZE)
-        if sticks < 0:
+        if not 0 <= sticks <= MAX_STICKS:
             raise _setup_error(_STICKS_NEGATIVE)
         if hands is None:
             hands = default_hands(players, expansion)
@@ -151,11 +158,13 @@ class Game:
         self.tokens = sticks
         self.hands = tuple(hands)
         self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
+        self._log = bytearray()
+        self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions
+        self._nsnaps = 0            # snapshots in _snaps that are valid
         self._reset()
 
     def _reset(self):
-        """Back to the deal: the state before the first action, with an empty log."""
-        self._log = bytearray()
+        """Back to the deal: the state before the first action (the log is left alone)."""
         self.nactions = 0
         self._last = 0           # where the last action starts in the log
         n = self.players
@@ -172,6 +181,80 @@ class Game:
         self.table_sticks = 0    # sticks lying on the cards of this trick
         self._declined = 0       # bit seat-1 set: declined since the last play
         self._played = bytearray(18)  # face-up copies per card type
+
+    # --- snapshots for undo ---------------------------------------------------------------
+
+    def _mark(self):
+        """Before an action changes anything: snapshot the state when it is due."""
+        k = self.nactions // SNAP_EVERY
+        if self.nactions % SNAP_EVERY or k <= self._nsnaps:
+            return
+        n = self.players
+        size = 30 + 4 * n
+        snaps = self._snaps
+        o = self._nsnaps * size
+        if len(snaps) < o + size:
+            snaps.extend(bytes(o + size - len(snaps)))
+        log = len(self._log)
+        snaps[o] = log >> 8
+        snaps[o + 1] = log & 255
+        snaps[o + 2] = self._last >> 8
+        snaps[o + 3] = self._last & 255
+        snaps[o + 4] = self.turn
+        snaps[o + 5] = self.top_value + 1
+        snaps[o + 6] = self.top_count
+        snaps[o + 7] = self.top_seat
+        snaps[o + 8] = self.table_sticks >> 8
+        snaps[o + 9] = self.table_sticks & 255
+        snaps[o + 10] = self._declined
+        snaps[o + 11] = 1 if self.revolution else 0
+        snaps[o + 12:o + 30] = self._played
+        o += 30
+        for i in range(n):
+            snaps[o] = self.cards[i]
+            snaps[o + 1] = self.ranks[i]
+            snaps[o + 2] = self.sticks[i] >> 8
+            snaps[o + 3] = self.sticks[i] & 255
+            o += 4
+        self._nsnaps = k
+
+    def _restore(self, k):
+        """The state after k * SNAP_EVERY actions (snapshot k, or the deal when k is 0).
+        Returns where in the log the next action starts."""
+        self._reset()
+        if not k:
+            return 0
+        n = self.players
+        snaps = self._snaps
+        o = (k - 1) * (30 + 4 * n)
+        self.nactions = k * SNAP_EVERY
+        self._last = snaps[o + 2] << 8 | snaps[o + 3]
+        self.turn = snaps[o + 4]
+        self.top_value = snaps[o + 5] - 1
+        self.top_count = snaps[o + 6]
+        self.top_seat = snaps[o + 7]
+        self.table_sticks = snaps[o + 8] << 8 | snaps[o + 9]
+        self._declined = snaps[o + 10]
+        self.revolution = bool(snaps[o + 11])
+        self._played[:] = snaps[o + 12:o + 30]
+        o += 30
+        total = self.table_sticks
+        ranking = [0] * n
+        out = 0
+        for i in range(n):
+            self.cards[i] = snaps[o]
+            rank = snaps[o + 1]
+            self.ranks[i] = rank
+            if rank:
+                ranking[rank - 1] = i + 1
+                out += 1
+            self.sticks[i] = snaps[o + 2] << 8 | snaps[o + 3]
+            total += self.sticks[i]
+            o += 4
+        self.ranking = ranking[:out]
+        self.supply = self.tokens - total   # every stick is in the supply, a seat or the table
+        o = (k - 1) * (30 + 4 * n)
+        return snaps[o] << 8 | snaps[o + 1]
 
     # --- what the table and the order look like -------------------------------------------
 
@@ -252,6 +335,7 @@ class Game:
         """Play cards of `faces` (as written) as `value` (default: the face). Returns event flags."""
         explicit = value is not None
         value, total = self.check_play(faces, value, seat)
+        self._mark()
         p = self.turn - 1
         n = len(faces)
         log = self._log
@@ -302,6 +386,7 @@ class Game:
         p = self._check_turn(seat, kind == PASS)
         if kind == PASS and self.top_value < 0:
             raise IllegalAction(_CANNOT_PASS)
+        self._mark()
         self._last = len(self._log)
         self._log.append(kind << _KIND_SHIFT | p)
         self.nactions += 1
@@ -333,13 +418,20 @@ class Game:
         return self.apply(RETURN, (), None, seat)
 
     def undo(self):
-        """Take back the last action. Returns False when there is none."""
+        """Take back the last action. Returns False when there is none. Costs the same at
+        any game length: the last snapshot, then fewer than SNAP_EVERY actions replayed."""
         log = self._log
         if not log:
             return False
         last = self._last
-        self._reset()
-        for kind, _seat, faces, value, explicit in _decode(log[:last]):
+        k = (self.nactions - 1) // SNAP_EVERY
+        if k > self._nsnaps:
+            k = self._nsnaps
+        start = self._restore(k)
+        again = log[start:last]
+        log[start:] = b""
+        self._nsnaps = k
+        for kind, _seat, faces, value, explicit in _decode(again):
             self.apply(kind, faces, value if explicit else None)
         return True
 

@@ -1,4 +1,4 @@
-"""The game record: a line-based text notation, its reader and its writer.
+"""The game record: a line-based text notation, its one reader (from bytes) and its writer.
 
     players 4            # header lines first, each at most once
     hands 14 14 14 14
@@ -7,8 +7,13 @@
     pass
     return
 
-The reader replays actions into a Game as it goes, so a record of any length needs no
-more memory than the game itself; the box journals in this notation too.
+Every reader of a record - the box's journal, `matchbox replay` on either runtime, `report`,
+`sim --journal` - goes through `read` (a file) or `Reader.feed_bytes` (one line's bytes), so
+the same bytes get the same verdict everywhere: line length, strict UTF-8 (checked by hand:
+MicroPython's decode lets some invalid sequences through), the byte-order mark, CRLF, a last
+line without a newline, white space (ASCII space and tab only), number sizes and the journal's
+checksum tags. The grammar is written down in docs/notation.md. The reader replays actions
+into a Game as it goes, so a record of any length needs no more memory than the game itself.
 """
 from tycoon.cards import char, parse_char
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
@@ -20,7 +25,9 @@ except ImportError:
         return x
 
 HEADERS = ("players", "dealer", "expansion", "revolution", "sticks", "hands")
-
+UNDO = const(3)     # the journal's 'undo' line: takes back the last action
+LIMIT = const(200)  # bytes in a line, its newline included
+DIGITS = const(4)   # digits in a number at most
 
 # Messages, numbered: on MicroPython one long string takes much less heap than a dozen
 # string constants, and a message is only spelled out when a line is refused.
@@ -28,7 +35,10 @@ _MESSAGES = ("bad number '%s'|'%s' is not a card|seat %d: with no action|"
              "a seat prefix goes only before an action|unexpected '%s' after %s|"
              "unknown word '%s'|'as' needs a value|play needs at least one card|"
              "header '%s' after the first action|header '%s' repeated|%s needs one value|"
-             "missing header 'players'")
+             "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
+             "last line without a newline (cut short: the box drops it)|character U+%04X outside a comment|"
+             "number '%s' longer than %d digits|damaged checksum tag|"
+             "line without a checksum tag after a tagged line|nothing to undo")
 _BAD_NUMBER = const(0)
 _NOT_A_CARD = const(1)
 _SEAT_ALONE = const(2)
@@ -41,6 +51,14 @@ _HEADER_LATE = const(8)
 _HEADER_TWICE = const(9)
 _ONE_VALUE = const(10)
 _NO_PLAYERS = const(11)
+_NOT_UTF8 = const(12)
+_TOO_LONG = const(13)
+_TORN = const(14)
+_CHARACTER = const(15)
+_BIG_NUMBER = const(16)
+_BAD_TAG = const(17)
+_UNTAGGED = const(18)
+_NO_UNDO = const(19)
 
 
 class NotationError(Exception):
@@ -58,6 +76,8 @@ def _number(token):
     # digits off both ends leaves nothing only when every character is a digit
     if not token or token.strip("0123456789"):
         raise NotationError(_BAD_NUMBER, token)
+    if len(token) > DIGITS:
+        raise NotationError(_BIG_NUMBER, token[:DIGITS + 2] + "...", DIGITS)
     return int(token)
 
 
@@ -68,13 +88,96 @@ def _card(token):
     return value
 
 
+def utf8(raw, end):
+    """True when raw[:end] is well-formed UTF-8 (no overlong forms, surrogates or values
+    past U+10FFFF), the verdict CPython's strict decode gives."""
+    i = 0
+    while i < end:
+        b = raw[i]
+        i += 1
+        if b < 0x80:
+            continue
+        if 0xC2 <= b <= 0xDF:
+            n, lo, hi = 1, 0x80, 0xBF
+        elif 0xE0 <= b <= 0xEF:
+            n, lo, hi = 2, 0xA0 if b == 0xE0 else 0x80, 0x9F if b == 0xED else 0xBF
+        elif 0xF0 <= b <= 0xF4:
+            n, lo, hi = 3, 0x90 if b == 0xF0 else 0x80, 0x8F if b == 0xF4 else 0xBF
+        else:
+            return False
+        if i + n > end or not lo <= raw[i] <= hi:
+            return False
+        for k in range(i + 1, i + n):
+            if not 0x80 <= raw[k] <= 0xBF:
+                return False
+        i += n
+    return True
+
+
+# --- checksum tags ------------------------------------------------------------------------------
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE (polynomial 0x1021) of bytes, continuing from `crc`."""
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = (crc << 1) ^ 0x1021 if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def _seal(index, body):
+    # The line index goes in first (with a separator) so a line moved elsewhere fails too.
+    return crc16(body, crc16(b"|", crc16(str(index).encode())))
+
+
+def tagged(index, text):
+    """The journal line (bytes, newline-terminated) for `text` as line `index` (from 1)."""
+    return ("%s  #~%04x\n" % (text, _seal(index, text.encode()))).encode()
+
+
+def _hex4(text):
+    value = 0
+    for ch in text:
+        digit = "0123456789abcdef".find(ch)
+        if digit < 0:
+            return -1
+        value = value << 4 | digit
+    return value
+
+
+def untag(text, index, strict=False):
+    """(text without its tag, whether it had one) for line `index`. A tag is `  #~hhhh` at the
+    very end and must match; `#~` elsewhere or a tag-shaped ending with another character than
+    `~` is damage; with `strict` (a tagged line came before) a line must have a tag unless
+    it is empty."""
+    n = len(text)
+    at = text.find("#~")
+    if at >= 0:
+        if at != n - 6 or text[n - 8:n - 6] != "  " or \
+                _hex4(text[n - 4:]) != _seal(index, text[:n - 8].encode()):
+            raise NotationError(_BAD_TAG)
+        return text[:n - 8], True
+    if n >= 8 and text[n - 8:n - 5] == "  #" and _hex4(text[n - 4:]) >= 0:
+        raise NotationError(_BAD_TAG)
+    if strict and n:   # an empty line is no risk: damage cannot make one from a tagged line
+        raise NotationError(_UNTAGGED)
+    return text, False
+
+
+# --- lines ---------------------------------------------------------------------------------------
+
 def parse_line(line):
-    """Parse one line. Returns None (blank or comment), ("header", key, args, None) or
-    ("action", kind, (faces, value), seat) with seat None when no prefix is given."""
+    """Parse one line of text. Returns None (blank or comment), ("header", key, args, None),
+    ("action", kind, (faces, value), seat) with seat None when no prefix is given, or
+    ("undo", UNDO, ((), None), None)."""
     hash_at = line.find("#")
     if hash_at >= 0:
         line = line[:hash_at]
-    words = line.split()
+    for ch in line:   # outside a comment: printable ASCII, space and tab, nothing else
+        if ch != "\t" and not " " <= ch <= "~":
+            raise NotationError(_CHARACTER, ord(ch))
+    words = line.split()   # only space and tab are left to split on
     if not words:
         return None
     seat = None
@@ -87,9 +190,13 @@ def parse_line(line):
             raise NotationError(_SEAT_ALONE, seat)
     word = words[0].lower()
     args = words[1:]
-    if word in HEADERS:
+    if word in HEADERS or word == "undo":
         if seat is not None:
             raise NotationError(_SEAT_ON_HEADER)
+        if word == "undo":
+            if args:
+                raise NotationError(_UNEXPECTED, args[0], word)
+            return ("undo", UNDO, ((), None), None)
         return ("header", word, args, None)
     if word == "pass" or word == "return":
         if args:
@@ -117,24 +224,62 @@ def parse_line(line):
 
 
 class Reader:
-    """Feeds record lines one at a time; `game` is the game after the last legal action."""
+    """Feeds record lines one at a time; `game` is the game after the last legal action.
+
+    `lineno` counts the lines fed, `size` the bytes of the lines accepted by feed_bytes,
+    `tagged` tells whether a line with a checksum tag has been read (then every later line
+    needs one), `header` the header lines read, `kind` what the last line was
+    ("header", "action", "undo"; None for a blank line or one that does not parse).
+    """
 
     def __init__(self):
         self.game = None
         self.lineno = 0
-        self._header = {}   # key -> (value, lineno)
+        self.size = 0
+        self.tagged = False
+        self.undos = 0
+        self.kind = None
+        self.header = {}    # header lines read: key -> (value, lineno)
+
+    def feed_bytes(self, raw):
+        """Read the next line from its bytes, the newline included (readline(LIMIT) of a
+        file). Raises NotationError or IllegalAction; the game is unchanged then."""
+        self.kind = None
+        n = len(raw)
+        if not n or raw[n - 1] != 10:
+            self.lineno += 1
+            if n >= LIMIT:
+                raise NotationError(_TOO_LONG, LIMIT)
+            raise NotationError(_TORN)
+        end = n - 1
+        if end and raw[end - 1] == 13:   # CRLF
+            end -= 1
+        start = 0
+        if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
+            start = 3
+        if not utf8(raw, end):
+            self.lineno += 1
+            raise NotationError(_NOT_UTF8)
+        events = self.feed(raw[start:end].decode())
+        self.size += n
+        return events
 
     def feed(self, line):
-        """Read the next line. Raises NotationError or IllegalAction; the game is unchanged then."""
+        """Read the next line of text. Raises NotationError or IllegalAction; the game is
+        unchanged then."""
         self.lineno += 1
+        self.kind = None
+        line, tag = untag(line, self.lineno, self.tagged)
         parsed = parse_line(line)
+        self.tagged = self.tagged or tag
         if parsed is None:
             return 0
         what, key, args, seat = parsed
+        self.kind = what
         if what == "header":
             if self.game is not None:
                 raise NotationError(_HEADER_LATE, key)
-            if key in self._header:
+            if key in self.header:
                 raise NotationError(_HEADER_TWICE, key)
             if key == "hands":   # how many counts it needs is the game's to check
                 value = list(map(_number, args))
@@ -144,17 +289,23 @@ class Reader:
                 value = args[0].lower()
             else:
                 value = _number(args[0])
-            self._header[key] = (value, self.lineno)
+            self.header[key] = (value, self.lineno)
+            return 0
+        game = self.finish()
+        if key == UNDO:
+            if not game.undo():
+                raise NotationError(_NO_UNDO)
+            self.undos += 1
             return 0
         faces, value = args
-        return self.finish().apply(key, faces, value, seat)
+        return game.apply(key, faces, value, seat)
 
     def finish(self):
         """The game, started from the header at the first action (or at the end of a record
         with no actions, which still needs a valid header)."""
         if self.game is not None:
             return self.game
-        header = self._header
+        header = self.header
         if "players" not in header:
             self.lineno = max(self.lineno, 1)
             raise NotationError(_NO_PLAYERS)
@@ -169,15 +320,43 @@ class Reader:
             raise NotationError(message)
         return self.game
 
+    def read(self, f):
+        """Read the rest of a record from a file opened 'rb' (or anything with readline(n)).
+        Returns None, or the first problem as (line, kind, code): kind 'syntax' (code: a
+        message) or 'illegal' (code: the rule's code). Stops at the first problem."""
+        try:
+            while True:
+                raw = f.readline(LIMIT)
+                if not raw:
+                    break
+                self.feed_bytes(raw)
+            self.finish()
+        except NotationError as err:
+            return (self.lineno, "syntax", err.message)
+        except IllegalAction as err:
+            return (self.lineno, "illegal", err.code)
+        return None
+
+
+def read(f):
+    """Replay a record from a file opened 'rb'. Returns (game, error) as `load`, plus the
+    reader (its lineno, size and tagged say where reading stopped)."""
+    reader = Reader()
+    error = reader.read(f)
+    return reader.game, error, reader
+
 
 def load(lines):
-    """Replay a record. Returns (game, error): error is None or (line, kind, code) where kind
-    is 'syntax' (code: a message) or 'illegal' (code: the rule's code). The game is the
-    state after the last legal action, None when the header itself is bad."""
+    """Replay a record given as lines of text, each with or without its line end. Returns
+    (game, error): error is None or (line, kind, code) where kind is 'syntax' (code: a
+    message) or 'illegal' (code: the rule's code). The game is the state after the last legal
+    action, None when the header itself is bad. Each line goes through the same byte-level
+    checks as a file's (`read`)."""
     reader = Reader()
     try:
         for line in lines:
-            reader.feed(line)
+            raw = line.encode()
+            reader.feed_bytes(raw if raw[-1:] == b"\n" else raw + b"\n")
         reader.finish()
     except NotationError as err:
         return reader.game, (reader.lineno, "syntax", err.message)

@@ -1,0 +1,251 @@
+"""Journal flash cost and UNDO time: erases and bytes programmed per action and per UNDO on a
+littlefs image formatted as the Pico's, and the time of one UNDO against game length.
+
+Run: .venv/bin/python bench/bench_journal_flash.py [--seed N]
+The flash is littlefs-python (the littlefs C library) on a block device in memory with the
+geometry MicroPython's rp2 port gives the Pico's filesystem: 4 KB blocks, 352 of them
+(1.4 MB), 256-byte programs, 32-byte reads, lookahead 32, block_cycles 100, 1 KB caches. A
+wrapper counts every erase and every program. The real firmware journal (box.journal) writes
+through a Store onto it. Figures only: no Pico flash was measured.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "firmware", "lib"))
+sys.path.insert(0, HERE)
+
+from littlefs import LittleFS, UserContext  # noqa: E402
+
+from box.journal import Journal  # noqa: E402
+from box.store import Store  # noqa: E402
+from tycoon import notation  # noqa: E402
+from tycoon.game import Game, IllegalAction, SNAP_EVERY  # noqa: E402
+from bench_engine import tool  # noqa: E402
+
+BLOCK = 4096
+BLOCKS = 352
+
+
+class Counting(UserContext):
+    """A flash in memory that counts erases, program operations and bytes programmed."""
+
+    def __init__(self):
+        UserContext.__init__(self, buffsize=BLOCK * BLOCKS)
+        self.erases = self.progs = self.programmed = 0
+
+    def prog(self, cfg, block, off, data):
+        self.progs += 1
+        self.programmed += len(data)
+        return UserContext.prog(self, cfg, block, off, data)
+
+    def erase(self, cfg, block):
+        self.erases += 1
+        return UserContext.erase(self, cfg, block)
+
+    def mark(self):
+        return (self.erases, self.programmed)
+
+
+class LfsStore(Store):
+    """box.store.Store on a littlefs-python filesystem."""
+
+    def __init__(self, fs):
+        self.fs = fs
+
+    def open(self, path, mode):
+        return self.fs.open(path, mode)
+
+    def rename(self, src, dst):
+        self.fs.rename(src, dst)
+
+    def remove(self, path):
+        self.fs.remove(path)
+
+    def listdir(self, path):
+        return self.fs.listdir(path)
+
+    def mkdir(self, path):
+        self.fs.mkdir(path)
+
+    def exists(self, path):
+        try:
+            self.fs.stat(path)
+            return True
+        except Exception:
+            return False
+
+    def isdir(self, path):
+        try:
+            return self.fs.stat(path).type == 2
+        except Exception:
+            return False
+
+
+def pico_flash():
+    ctx = Counting()
+    fs = LittleFS(context=ctx, block_size=BLOCK, block_count=BLOCKS, read_size=32,
+                  prog_size=256, cache_size=1024, lookahead_size=32, block_cycles=100)
+    return ctx, fs
+
+
+def long_game(seed, target=600):
+    """An 8-player game with the G/H expansion played by random legal choices that pass
+    often, replayed with undos until it reaches `target` actions or ends."""
+    rng = random.Random(seed)
+    game = Game(8, expansion="gh4")
+    while not game.finished and len(game) < target:
+        if game.must_return():
+            game.return_stick()
+            continue
+        top = game.table
+        if top is not None and rng.random() < 0.8:
+            game.pass_turn()
+            continue
+        plays = []
+        for v in range(game.values):
+            try:
+                game.check_play([v] * (top[1] if top else 1))
+                plays.append(v)
+            except IllegalAction:
+                pass
+        if plays:
+            game.play([rng.choice(plays)] * (top[1] if top else 1))
+        else:
+            game.pass_turn()
+    return game
+
+
+def delta(ctx, before):
+    return ctx.erases - before[0], ctx.programmed - before[1]
+
+
+def stats(pairs):
+    erases = [p[0] for p in pairs]
+    programmed = [p[1] for p in pairs]
+    return (sum(erases) / len(erases), max(erases), sum(programmed) / len(programmed),
+            max(programmed))
+
+
+def flash_figures(game):
+    actions = list(game.actions())
+    ctx, fs = pico_flash()
+    journal = Journal("games", LfsStore(fs))
+    replay = Game(game.players, game.dealer, game.expansion, game.revolution_size,
+                  game.tokens, game.hands)
+    journal.start(replay)
+    per_action = []
+    for kind, _seat, faces, value, explicit in actions:
+        replay.apply(kind, faces, value if explicit else None)
+        before = ctx.mark()
+        journal.append(replay)
+        per_action.append(delta(ctx, before))
+    n = len(replay)
+    # the old way of an UNDO: the whole record rewritten through a tmp and a rename
+    before = ctx.mark()
+    journal.rewrite(replay)
+    rewrite_at_end = delta(ctx, before)
+    # UNDO now: one line appended; every action of the game taken back, one by one
+    per_undo = []
+    while len(replay):
+        before = ctx.mark()
+        journal.undo(replay)
+        replay.undo()
+        per_undo.append(delta(ctx, before))
+    assert notation.write(Journal("games", LfsStore(fs)).resume()[0]) == notation.write(replay)
+    # the old way, undoing the whole game: a rewrite of the record at every length
+    ctx2, fs2 = pico_flash()
+    old = Journal("games", LfsStore(fs2))
+    total_old = [0, 0]
+    for kind, _seat, faces, value, explicit in actions:
+        replay.apply(kind, faces, value if explicit else None)
+    old.start(replay)
+    while len(replay):
+        replay.undo()
+        before = ctx2.mark()
+        old.rewrite(replay)
+        e, p = delta(ctx2, before)
+        total_old[0] += e
+        total_old[1] += p
+    return n, per_action, per_undo, rewrite_at_end, total_old
+
+
+def undo_times_cpython(game, lengths, repeat=200):
+    actions = list(game.actions())
+    out = []
+    for length in lengths:
+        g = Game(game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+                 game.hands)
+        for kind, _seat, faces, value, explicit in actions[:length]:
+            g.apply(kind, faces, value if explicit else None)
+        kind, _seat, faces, value, explicit = actions[length - 1]
+        best = None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            g.undo()
+            t = time.perf_counter() - t
+            g.apply(kind, faces, value if explicit else None)
+            best = t if best is None else min(best, t)
+        out.append(best * 1e6)
+    return out
+
+
+def undo_times_micropython(record, lengths):
+    micropython = tool("micropython")
+    proc = subprocess.run([micropython, "-X", "heapsize=256K",
+                           os.path.join(HERE, "mpy_undo_bench.py"), record] +
+                          [str(n) for n in lengths],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, MICROPYPATH=os.path.join(ROOT, "firmware", "lib")))
+    if proc.returncode != 0:
+        raise SystemExit("mpy_undo_bench failed:\n" + proc.stdout + proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=8)
+    args = parser.parse_args(argv)
+    game = long_game(args.seed)
+    n, per_action, per_undo, rewrite_at_end, total_old = flash_figures(game)
+    print("Journal on a littlefs image formatted as the Pico's (4 KB blocks x %d, 256-byte "
+          "programs), a %d-action 8-player game:" % (BLOCKS, n))
+    a = stats(per_action)
+    u = stats(per_undo)
+    print("  per action (one line appended): erases mean %.2f max %d, bytes programmed mean %.0f "
+          "max %d" % a)
+    print("  per UNDO (one 'undo' line appended), over all %d: erases mean %.2f max %d, bytes "
+          "programmed mean %.0f max %d" % ((len(per_undo),) + u))
+    print("  UNDO the old way at %d actions (whole record rewritten): %d erases, %d bytes "
+          "programmed" % ((n,) + rewrite_at_end))
+    print("  undoing the whole game: now %d erases, %d bytes programmed; the old way %d "
+          "erases, %d bytes programmed" % (sum([p[0] for p in per_undo]),
+                                           sum([p[1] for p in per_undo]),
+                                           total_old[0], total_old[1]))
+    lengths = [n for n in (10, 50, 100, 200, 300, 400, 500, 600) if n <= len(game)]
+    cp = undo_times_cpython(game, lengths)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write(notation.write(game))
+        record = f.name
+    try:
+        mp = undo_times_micropython(record, lengths)
+    finally:
+        os.remove(record)
+    print("Time of one UNDO (Game.undo, best of 200; snapshot every %d actions):" % SNAP_EVERY)
+    print("  actions   CPython us   MicroPython unix us")
+    for length, c, m in zip(lengths, cp, mp):
+        print("  %7d   %10.1f   %19d" % (length, c, m))
+    flat = max(mp) <= 3 * max(1, min(mp)) + 50
+    print("UNDO time against game length: %s" % ("flat" if flat else "NOT flat"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

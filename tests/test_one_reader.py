@@ -1,0 +1,131 @@
+"""One reader, one verdict: the same bytes through `matchbox replay` (both runtimes),
+`matchbox report`, `matchbox sim --journal` and the box's journal resume. The records are the
+ones that made the tools disagree or crash (finding 4 and 5 of issue 8)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from box.journal import Journal
+from tycoon import notation, state
+
+from host_tools import ROOT, cli
+
+HEADER = b"players 3\nhands 5 5 5\n"
+RECORDS = {
+    "digits-4301": HEADER + b"1: play 3\nsticks " + b"9" * 4301 + b"\n",
+    "digits-header": b"players 3\nsticks " + b"7" * 4301 + b"\n1: play 3\n",
+    "digits-150": HEADER + b"1" * 150 + b": play 3\n",
+    "nbsp": HEADER + "1: play 3\n2:\u00a0pass\n".encode(),
+    "ideographic-space": HEADER + "1: play\u30003\n".encode(),
+    "line-separator": HEADER + "1: play 3\u20282: pass\n".encode(),
+    "surrogate": HEADER + b"1: play 3\n# \xed\xa0\x80\n2: pass\n",
+    "overlong": HEADER + b"1: play 3\n2: pass # \xc0\xaf\n",
+    "long-comment": HEADER + b"1: play 3\n# " + b"c" * 200 + b"\n2: pass\n",
+    "no-last-newline": HEADER + b"1: play 3\n2: pass",
+    "bom": b"\xef\xbb\xbf" + HEADER + b"1: play 3\n2: pass\n",
+    "crlf": (HEADER + b"1: play 3\n2: pass\n").replace(b"\n", b"\r\n"),
+    "nul": HEADER + b"1: play 3\n2: pa\x00ss\n",
+}
+
+
+def matchbox(*args):
+    return subprocess.run([sys.executable, "-m", "host_tools.cli"] + list(args),
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    out = {}
+    for name, data in RECORDS.items():
+        path = folder / (name + ".txt")
+        path.write_bytes(data)
+        out[name] = str(path)
+    return out
+
+
+def _replay_json(path, runtime="cpython"):
+    proc = matchbox("replay", "--json", "--runtime", runtime, path)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, proc.stdout
+
+
+def test_replay_gives_one_verdict_on_both_runtimes_and_never_a_traceback(files):
+    paths = [files[name] for name in sorted(files)]
+    proc = matchbox("replay", "--json", *paths)
+    mpy = matchbox("replay", "--json", "--runtime", "micropython", *paths)
+    assert "Traceback" not in proc.stderr + mpy.stderr
+    assert proc.stdout == mpy.stdout and proc.returncode == mpy.returncode == 2
+    verdicts = {}
+    for line in proc.stdout.splitlines():
+        item = json.loads(line)
+        verdicts[os.path.basename(item["file"])[:-4]] = item["error"]
+    assert verdicts["bom"] is None and verdicts["crlf"] is None
+    assert verdicts["digits-4301"] == {"line": 4, "kind": "syntax",
+                                       "code": "line longer than 200 bytes"}
+    assert verdicts["digits-150"] == {"line": 3, "kind": "syntax",
+                                      "code": "number '111111...' longer than 4 digits"}
+    assert verdicts["nbsp"]["code"] == "character U+00A0 outside a comment"
+    assert verdicts["ideographic-space"]["code"] == "character U+3000 outside a comment"
+    assert verdicts["surrogate"]["code"] == verdicts["overlong"]["code"] == "not UTF-8 text"
+    assert verdicts["long-comment"] == {"line": 4, "kind": "syntax",
+                                        "code": "line longer than 200 bytes"}
+    assert verdicts["no-last-newline"]["line"] == 4
+    assert "cut short" in verdicts["no-last-newline"]["code"]
+
+
+def test_replay_of_a_folder_is_an_error_not_a_traceback(tmp_path):
+    for runtime in ("cpython", "micropython"):
+        proc = matchbox("replay", "--runtime", runtime, str(tmp_path))
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert str(tmp_path) in proc.stderr
+
+
+def test_report_and_the_box_stop_where_replay_stops(files, tmp_path, capsys):
+    for name in sorted(files):
+        path = files[name]
+        game, error = _replay(path)
+        status = cli.main(["report", path, "-o", str(tmp_path / (name + ".svg"))])
+        err = capsys.readouterr().err
+        if error is None:
+            assert status == 0, (name, err)
+        else:
+            assert "%s:%d: %s: %s" % (path, error[0], error[1], error[2]) in err, (name, err)
+        # the box: the journal keeps the lines before the one replay names
+        root = str(tmp_path / ("box-" + name))
+        os.makedirs(root)
+        with open(os.path.join(root, "current.txt"), "wb") as f:
+            f.write(RECORDS[name])
+        back, _dropped = Journal(root).resume()
+        if back is not None:
+            assert game is not None and state.to_json(back) == state.to_json(game), name
+        else:
+            assert error is not None, name
+
+
+def _replay(path):
+    from host_tools import replay_portable
+    return replay_portable.replay(path)
+
+
+def test_sim_journal_names_the_line_and_resumes_before_it(files):
+    for name in ("digits-4301", "no-last-newline"):
+        proc = matchbox("sim", "--headless", "--journal", files[name])
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+        game, error = _replay(files[name])
+        assert "%s:%d: syntax: " % (files[name], error[0]) in proc.stderr
+        assert json.loads(proc.stdout)["state"] == json.loads(state.to_json(game))
+
+
+def test_the_plain_record_of_a_journal(tmp_path):
+    from host_tools import replay_portable
+    game = notation.load(["players 3", "1: play 3", "2: pass"])[0]
+    lines = notation.header_text(game).split("\n")[:-1] + ["1: play 3", "2: pass", "undo",
+                                                           "undo", "1: play 4"]
+    path = tmp_path / "current.txt"
+    path.write_bytes(b"".join([notation.tagged(i + 1, t) for i, t in enumerate(lines)]))
+    with open(str(path), "rb") as f:
+        text, error = replay_portable.plain(f)
+    assert error is None and text.endswith("hands 15 15 15\n1: play 4\n") and "#" not in text
