@@ -196,6 +196,8 @@ class EmulatedPico:
         self.last_state = None
         self.emitted = []        # the state lines the firmware sent on the USB serial
         self.lit_at = None       # emulated ms of power-up at which every display was first lit
+        self.framed_at = None    # ... and at which the first frame after that went out (the
+                                 # first RAM write once all are lit: after the journal resumed)
         self._line = bytearray()
         self._buf = b""
         self._tmp = tempfile.mkdtemp(prefix="pico-")
@@ -259,6 +261,7 @@ class EmulatedPico:
         self.mode = "running"
         self.now = 0
         self.lit_at = None
+        self.framed_at = None
         self.cut_at = None
         self.boots += 1
         self._line = bytearray()
@@ -508,7 +511,7 @@ class EmulatedPico:
                                     % addr)
                 self.i2c_writes += 1
                 self.i2c_bytes += len(payload)
-                self._check_lit()
+                self._check_lit(int(us) / 1000.0, payload)
             elif op == "o":
                 self._serial_in(bytes.fromhex(rest.split(" ")[0]))
             elif op == "i":
@@ -532,6 +535,7 @@ class EmulatedPico:
                 self.boots += 1
                 self.now = 0
                 self.lit_at = None
+                self.framed_at = None
                 for chip in self.chips.values():
                     chip.power_on()
             elif op == "x":
@@ -548,11 +552,13 @@ class EmulatedPico:
                 return rest
         return None
 
-    def _check_lit(self):
+    def _check_lit(self, ms, payload):
         if self.lit_at is None:
             chips = [c for a, c in self.chips.items() if a not in self.unplugged]
             if chips and all(c.lit for c in chips):
-                self.lit_at = self.now
+                self.lit_at = ms
+        elif self.framed_at is None and payload[0] < 0x10 and len(payload) > 1:
+            self.framed_at = ms
 
 
 class PicoPty:
