@@ -11,7 +11,11 @@ WEB := host_tools/webpage
 WEB_STAMP := $(WEB)/node_modules/.installed
 NPM := $(shell command -v npm 2>/dev/null)
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean
+# The emulated Pico's Node part (rp2040js from its lockfile); skipped when node is absent.
+PICO_JS := host_tools/virtual/rp2040js
+NPM_STAMP := $(PICO_JS)/node_modules/.installed
+
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico
 
 all: test
 
@@ -32,7 +36,15 @@ $(WEB_STAMP): $(WEB)/package.json $(WEB)/package-lock.json
 
 web-deps: $(WEB_STAMP)
 
-test: $(STAMP) $(if $(NPM),$(WEB_STAMP))
+$(NPM_STAMP): $(PICO_JS)/package-lock.json
+	cd $(PICO_JS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+# npm ci when node is here; without node the emulated-Pico tests skip and say why.
+pico-js:
+	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
+
+test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest
@@ -59,5 +71,10 @@ soak-records: $(STAMP)
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
 
+# Soak: 1000 power cuts between flash operations on the emulated Pico (about an hour here);
+# prints how many struck and how many the box survived.
+power-cuts-pico: $(STAMP) pico-js
+	MATCHBOX_PICO_CUTS=1000 $(BIN)/pytest tests/test_emulated_pico.py -k power_cuts -p no:cacheprovider
+
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis $(WEB)/node_modules
+	rm -rf $(VENV) build .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules

@@ -345,6 +345,7 @@ class Checks:
             else:
                 r.problem("the self-test crashed: %s" % _last_line(exc))
             return
+        out = out.replace("\r\n", "\n")   # a Pico's USB serial ends its lines with CR LF
         lines = [ln for ln in out.splitlines() if ln.strip()]
         summary = re.search(r"^selftest: (\d+) passed, (\d+) failed$", out, re.M)
         if not summary:

@@ -1,4 +1,7 @@
-"""`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box).
+"""`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box), or with
+`--pico` on the emulated Pico (host_tools.virtual.emulated_pico: the Pico's MicroPython on an
+emulated RP2040); without Node, rp2040js, the UF2 or the boot ROM `--pico` exits 1 with one
+line saying what is missing.
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
 JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}. With
@@ -34,6 +37,9 @@ def add_arguments(parser):
                         help="virtual ms to let pass after the last key (default %d)" % SETTLE_MS)
     parser.add_argument("--displays", type=int, default=4, metavar="N",
                         help="interactive: fit only the first N displays (1-4) to see paging")
+    parser.add_argument("--pico", action="store_true",
+                        help="run on the emulated RP2040 (the Pico's MicroPython in rp2040js, "
+                             "docs/emulated-pico.md) instead of the unix port")
     parser.add_argument("--flash", metavar="DIR",
                         help="interactive: keep the box's flash in DIR (created if missing), "
                              "so a game survives restarting the simulator")
@@ -54,11 +60,12 @@ def headless(args, out=None):
             return 2
         if warning:
             print(warning, file=sys.stderr)
-    with VBox() as box:
-        if record is not None:
-            os.makedirs(os.path.join(box.flash, "games"))
-            with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
-                f.write(record)
+    try:
+        box = make_box(args, record)
+    except BoxError as exc:
+        print("matchbox sim: %s" % exc, file=sys.stderr)
+        return 1
+    with box:
         sent = 0
 
         def stream():
@@ -92,6 +99,27 @@ def headless(args, out=None):
     return 0
 
 
+def make_box(args, record=None, devices=None):
+    """The box to simulate: the unix port's VBox, or with --pico the emulated Pico; `record`
+    (bytes) becomes its games/current.txt. BoxError when the emulated Pico cannot run here."""
+    if getattr(args, "pico", False):
+        from host_tools.virtual import emulated_pico
+        reason = emulated_pico.missing()
+        if reason:
+            raise BoxError("--pico: " + reason)
+        files = emulated_pico.firmware_files()
+        if record is not None:
+            files["games/current.txt"] = record
+        return emulated_pico.EmulatedPico(files=files, devices=devices)
+    flash = getattr(args, "flash", None)
+    box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
+    if record is not None:
+        os.makedirs(os.path.join(box.flash, "games"), exist_ok=True)
+        with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
+            f.write(record)
+    return box
+
+
 def interactive(args):
     """The terminal simulator (host_tools.tui)."""
     from host_tools import tui
@@ -101,6 +129,11 @@ def interactive(args):
 def run(args):
     if args.stream and not args.headless:
         print("matchbox sim: --stream needs --headless", file=sys.stderr)
+        return 2
+    if args.pico and args.flash:
+        print("matchbox sim: --flash keeps a folder for the unix port; the emulated Pico "
+              "starts from a fresh littlefs image (use --journal to resume a game)",
+              file=sys.stderr)
         return 2
     if args.headless:
         return headless(args)

@@ -25,11 +25,14 @@ from host_tools import FIRMWARE
 from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
-from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, VBox, read_record
+from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, read_record
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
+PICO_BANNER = "EMULATED RP2040 - the Pico's MicroPython, no hardware"
 FRAME_MS = 40         # one screen update while idle
 MAX_STEP_MS = 500     # virtual time granted at most per update (a stalled terminal skips time)
+PICO_STEP_MS = 100    # the same on the emulated Pico, which runs at about half of real time:
+                      # short steps keep the keyboard answering (its clock then runs slow)
 FLASH_MS = 350        # how long a pressed key stays highlighted on screen
 NOTE_MS = 4000        # how long a note from the simulator stays
 TONE_MS = 1500        # how long the status line shows a tone of the buzzer
@@ -326,6 +329,9 @@ class Session:
         self.tone_at = 0.0
         self.last = time.monotonic()
         self.carry = 0.0
+        pico = getattr(box, "emulated", False)   # EmulatedPico, not the unix port's VBox
+        self.banner = PICO_BANNER if pico else BANNER
+        self.max_step = PICO_STEP_MS if pico else MAX_STEP_MS
 
     def refresh(self):
         """Read the app's mode and game, and the journal (after keys and at power-up)."""
@@ -399,8 +405,8 @@ class Session:
         now = time.monotonic()
         self.carry += (now - self.last) * 1000.0
         self.last = now
-        ms = int(min(self.carry, MAX_STEP_MS))
-        self.carry = 0.0 if self.carry >= MAX_STEP_MS else self.carry - ms
+        ms = int(min(self.carry, self.max_step))
+        self.carry = 0.0 if self.carry >= self.max_step else self.carry - ms
         if ms > 0 and self.box.mode == "running":
             self.box.advance(ms)
             self.listen()
@@ -494,9 +500,9 @@ class Painter:
         gaps = [1 if lay["blanks"] > i else 0 for i in range(4)]
         # banner
         self.put(0, 0, " " * cols, A["banner"])
-        title = " MATCHBOX  %s " % BANNER
+        title = " MATCHBOX  %s " % s.banner
         if len(title) > cols:
-            title = " " + BANNER
+            title = " " + s.banner
         self.put(0, 0, title, A["banner"])
         right = "q quits "
         if cols >= len(title) + 2 + len(right):
@@ -675,8 +681,12 @@ def run(args):
         record, warning = read_record(args.journal)
         if record is None:
             return 2
-    flash = getattr(args, "flash", None)
-    box = VBox(flash=os.path.abspath(flash) if flash else None, devices=addresses[:n])
+    from host_tools.sim import make_box
+    try:
+        box = make_box(args, record, devices=addresses[:n])
+    except BoxError as exc:
+        print("matchbox sim: %s" % exc, file=sys.stderr)
+        return 1
     locale.setlocale(locale.LC_ALL, "")
     os.environ.setdefault("ESCDELAY", "25")
 
@@ -687,10 +697,6 @@ def run(args):
     failure = None
     status = 0
     try:
-        if record is not None:
-            os.makedirs(os.path.join(box.flash, "games"), exist_ok=True)
-            with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
-                f.write(record)
         box.boot()
         session = Session(box)
         session.refresh()

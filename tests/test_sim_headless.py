@@ -1,5 +1,6 @@
 """`matchbox sim --headless`: key words in, one JSON object out (displays, state, journal)."""
 import json
+import os
 import subprocess
 import sys
 
@@ -130,3 +131,22 @@ def test_parse_keys():
         with pytest.raises(ValueError):
             parse_keys(bad)
 
+
+
+
+def test_pico_without_the_emulator_says_what_is_missing_in_one_line(tmp_path):
+    # runs everywhere: the UF2 is pointed at a file that is not there (or Node is missing)
+    uf2 = str(tmp_path / "none.uf2")
+    proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "sim", "--headless", "--pico",
+                           "--keys", "3"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, env=dict(os.environ, MATCHBOX_PICO_UF2=uf2))
+    assert proc.returncode == 1 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert lines[0].startswith("matchbox sim: --pico: ")
+    assert "Node.js" in lines[0] or "rp2040js" in lines[0] or uf2 in lines[0], lines[0]
+
+
+def test_pico_and_flash_do_not_go_together(tmp_path):
+    code, out, err = sim("--pico", "--flash", str(tmp_path / "f"))
+    assert code == 2 and out == "" and "--flash" in err and len(err.splitlines()) == 1

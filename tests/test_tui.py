@@ -536,3 +536,33 @@ def test_without_a_terminal_it_says_to_use_headless():
     proc = subprocess.run(base + ["--displays", "5"], cwd=ROOT, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--displays must be 1 to 4" in proc.stderr
+
+
+def test_pico_plays_on_the_emulated_rp2040():
+    """`matchbox sim --pico`: the same screen on the Pico's MicroPython in rp2040js."""
+    from host_tools.virtual import emulated_pico
+    reason = emulated_pico.missing()
+    if reason:
+        pytest.skip("emulated Pico: " + reason)
+    if pyte is None:
+        pytest.skip("pyte is not installed (make venv installs it)")
+    t = Terminal(["--pico"], cols=100, rows=30)
+    try:
+        t.wait_for(lambda t: tui.PICO_BANNER in t.screen.display[0] and "Keypad" in t.text(),
+                   seconds=60)
+        t.wait_for(lambda t: t.readings()[:2] == [word("PL 4"), word("SEt")], seconds=60)
+        assert "Setup  PL players" in t.text()
+        # the emulated chip runs at about half of real time: a key is a few tenths of a second
+        t.keys(START, pause=0.5)
+        t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")], seconds=60)
+        assert "Game  3 players · leader 1" in t.text()
+        t.keys("5 ", pause=0.5)
+        t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")], seconds=60)
+        t.wait_for(lambda t: "P2 to act" in t.text(), seconds=30)
+        boards = board_processes(t.pid)
+        assert boards   # node, running the harness
+        t.keys("q")
+        assert t.wait_exit(30) == 0
+        assert not any(alive(pid) for pid, _ in boards)
+    finally:
+        t.close()

@@ -319,9 +319,30 @@ def test_a_display_replugged_while_nothing_changed_lights_again():
         bus.ram[0x70][i] = 0
     bus.unplugged.discard(0x70)
     assert screen(app, bus) != before
-    clock.now += 5000
-    app.step()
+    # one display in turn is re-sent every REFRESH_MS: this one's turn comes within a round
+    for _ in range(len(app.displays)):
+        clock.now += A.REFRESH_MS
+        app.step()
+        if screen(app, bus) == before:
+            break
     assert screen(app, bus) == before
+
+
+def test_the_safeguard_re_sends_one_display_at_a_time():
+    app, bus, clock, journal = started()
+    seen = []
+    real = bus.writeto
+
+    def writeto(addr, buf):
+        seen.append((addr, bytes(buf)))
+        return real(addr, buf)
+    bus.writeto = writeto
+    for _ in range(len(app.displays)):
+        clock.now += A.REFRESH_MS
+        app.step()
+    # nothing changed on the screen: only the rotation wrote, each display once, 20 bytes
+    assert sorted(a for a, buf in seen if buf == bytes([0x21])) == sorted(bus.ram)
+    assert sum(len(buf) for _a, buf in seen) == 20 * len(app.displays)
 
 
 def test_an_undo_the_flash_cannot_take_leaves_game_and_journal_as_they_were():

@@ -22,6 +22,11 @@ from tycoon.state import to_json
 ERROR_MS = const(2000)
 ANNOUNCE_MS = const(1500)
 PAGE_MS = const(2000)
+# Every REFRESH_MS one display in turn gets its setup and whole RAM again (20 bytes): a chip
+# unplugged and plugged back between two writes powers up dark and blank, and no write
+# failed to tell. With four displays each is re-sent once a minute; a display that misses a
+# write is retried every second (box.ht16k33) and does not wait for its turn.
+REFRESH_MS = const(15000)
 
 # Error code -> 4 characters on the display (see README: error codes).
 ERRORS = {
@@ -61,6 +66,8 @@ class App:
         self.event = 0
         self.page = 0
         self.page_at = 0
+        self.refresh_at = ticks_ms()
+        self.refresh_next = 0       # the display whose turn it is to be re-sent
         # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
         for k in range(K.COUNT):
             keys.set_long(k, k == K.MENU or k == K.DEL)
@@ -133,6 +140,12 @@ class App:
             self._flush()
             for d in self.displays:
                 d.show()
+        if ticks.diff(now, self.refresh_at) >= REFRESH_MS:
+            self.refresh_at = now
+            d = self.displays[self.refresh_next]
+            self.refresh_next = (self.refresh_next + 1) % len(self.displays)
+            if d.online:
+                d.init()
         self.buzzer.service(now)
 
     def key(self, event, now=None):

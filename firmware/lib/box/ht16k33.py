@@ -6,8 +6,8 @@ changed, one write [ram address, data...] per run of adjacent changed bytes. A b
 never reaches the caller: the display goes offline, and service(now_ms) tries again at
 most every RETRY_MS, re-initialising the chip and rewriting its whole RAM once it answers.
 A display unplugged and plugged back while nothing changed raises no error, yet comes back
-dark (a chip powers up off and blank), so service() also re-sends everything every
-REFRESH_MS: about 20 bytes every few seconds.
+dark (a chip powers up off and blank): init() re-sends everything (20 bytes), and the app
+calls it for one display in turn every few seconds (box.app REFRESH_MS).
 """
 try:
     from micropython import const
@@ -25,7 +25,6 @@ _COLON_ADDR = const(4)
 _COLON_BIT = const(0x02)
 _DP = const(0x80)
 RETRY_MS = const(1000)
-REFRESH_MS = const(5000)
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
 
 
@@ -47,7 +46,6 @@ class HT16K33:
         self._brightness = brightness & 15
         self._blink = 0
         self._last_try = None
-        self._refreshed = None
         self.init()
 
     def init(self):
@@ -69,14 +67,8 @@ class HT16K33:
         return self.online
 
     def service(self, now_ms):
-        """Call from the main loop: show() while online (with a full refresh every REFRESH_MS),
-        else retry at most every RETRY_MS."""
+        """Call from the main loop: show() while online, else retry at most every RETRY_MS."""
         if self.online:
-            if self._refreshed is None:
-                self._refreshed = now_ms
-            elif ticks.diff(now_ms, self._refreshed) >= REFRESH_MS:
-                self._refreshed = now_ms
-                return self.init()
             return self.show()
         if self._last_try is None:
             self._last_try = now_ms  # the retry clock starts at the first call after a failure

@@ -226,7 +226,8 @@ class Reader:
         start = 0
         if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
             start = 3
-        if not utf8(raw, end):
+        # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
+        if max(raw) >= 0x80 and not utf8(raw, end):
             self.lineno += 1
             raise NotationError(_NOT_UTF8)
         events = self.feed(raw[start:end].decode())

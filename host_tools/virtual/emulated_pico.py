@@ -1,0 +1,664 @@
+"""The emulated box: the untouched firmware on the Pico's own MicroPython, on an emulated RP2040.
+
+`EmulatedPico` starts `node host_tools/virtual/rp2040js/harness.js` (the npm package rp2040js
+running the RPI_PICO v1.28.0 UF2 on the RP2040 boot ROM) and drives it with the line protocol
+listed at the top of harness.js. Node is only a bus: I2C writes the firmware makes are
+streamed here and fed to one `VirtualHT16K33` per display address (the same model the
+unix-port virtual box uses), keys are nets Node resolves from the set pressed here, the USB
+CDC serial (the REPL) is streamed both ways, and flash erase/program operations are counted.
+
+The firmware reaches the emulated flash as a littlefs image built here (PyPI littlefs-python)
+from the tree `matchbox flash` copies (host_tools.build.stage()). Time is emulated: advance(ms)
+runs the chip for ms of its own clock, which is an estimate of a Pico's, not a measurement.
+
+    with EmulatedPico() as box:
+        box.boot()
+        box.keys("2 PLAY")
+        print(box.displays(), box.journal_text())
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+
+from host_tools import FIRMWARE, ROOT
+from host_tools.virtual.box import BoxError
+from host_tools.virtual.ht16k33 import VirtualHT16K33
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NODE_DIR = os.path.join(HERE, "rp2040js")
+HARNESS = os.path.join(NODE_DIR, "harness.js")
+CACHE = os.path.join(ROOT, ".cache", "pico")
+UF2_NAME = "RPI_PICO-v1.28.0.uf2"
+BOOTROM_NAME = "rp2040-bootrom-b1.bin"
+PINMAP = os.path.join(FIRMWARE, "pinmap.json")
+
+# MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
+FS_BLOCK = 4096
+FS_BLOCKS = 352
+FS_PROG = 256
+FS_READ = 32
+FS_LOOKAHEAD = 32
+
+KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
+             "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
+HOLD_MS = 60
+GAP_MS = 60
+LONG_MS = 1000
+BOOT_MS = 5000     # emulated ms boot() waits at most for the first lit frame
+SETUP_PANEL = "5Et "   # how VirtualHT16K33.text() reads the setup menu's "SEt" panel
+
+
+class PicoError(BoxError):
+    """The emulator misbehaved: Node ended, stopped answering, or the chip stopped."""
+
+
+def uf2_path():
+    return os.environ.get("MATCHBOX_PICO_UF2") or os.path.join(CACHE, UF2_NAME)
+
+
+def bootrom_path():
+    return os.environ.get("MATCHBOX_PICO_BOOTROM") or os.path.join(CACHE, BOOTROM_NAME)
+
+
+def node():
+    return shutil.which("node")
+
+
+def _shown(path):
+    """A path as a message shows it: relative inside the checkout, else as it is."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def missing():
+    """None when the emulated Pico can run here, else one line saying what is missing and how
+    to get it."""
+    if not node():
+        return "Node.js 18+ is not installed (needed for the emulated RP2040: install nodejs)"
+    if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "rp2040js")):
+        return ("rp2040js is not installed: run `npm ci` in host_tools/virtual/rp2040js "
+                "(make test does it when node is present)")
+    if not os.path.isfile(uf2_path()):
+        return ("no MicroPython UF2 at %s: download RPI_PICO v1.28.0 (%s) from "
+                "https://micropython.org/download/RPI_PICO/ and put it there or set "
+                "MATCHBOX_PICO_UF2" % (_shown(uf2_path()), UF2_NAME))
+    if not os.path.isfile(bootrom_path()):
+        return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
+                "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
+                % (_shown(bootrom_path()), BOOTROM_NAME))
+    return None
+
+
+def key_name(name):
+    canon = str(name).upper()
+    if canon not in KEY_NAMES:
+        raise ValueError("unknown key %r (keys: %s)" % (name, " ".join(KEY_NAMES)))
+    return canon
+
+
+def _lfs(data=None):
+    """littlefs as MicroPython formats it; to read an image, a cache of a whole block (the
+    host's littlefs refuses some files the board wrote, and reads fine, with a 256-byte one)."""
+    from littlefs import LittleFS
+    cache = {} if data is None else {"cache_size": FS_BLOCK}
+    fs = LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=FS_PROG,
+                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None, **cache)
+    if data is not None:
+        fs.context.buffer = bytearray(data)
+        fs.mount()
+    return fs
+
+
+def image(files):
+    """A littlefs image of the Pico's filesystem holding `files` ({board path: bytes})."""
+    fs = _lfs()
+    for path in sorted(files):
+        folder = os.path.dirname(path)
+        if folder:
+            fs.makedirs(folder, exist_ok=True)
+        with fs.open(path, "wb") as f:
+            f.write(files[path])
+    return bytes(fs.context.buffer)
+
+
+def read_image(data):
+    """{board path: bytes} of every file in a littlefs image."""
+    fs = _lfs(data)
+    out = {}
+    for root, _dirs, names in fs.walk("/"):
+        for name in names:
+            path = (root.rstrip("/") + "/" + name).lstrip("/")
+            with fs.open(path, "rb") as f:
+                out[path] = f.read()
+    return out
+
+
+_staged = {}
+
+
+def firmware_files(source=False):
+    """The tree `matchbox flash` copies, as {board path: bytes} (built once per process)."""
+    if source not in _staged:
+        from host_tools.device import build
+        out = tempfile.mkdtemp(prefix="pico-stage-")
+        try:
+            files = {}
+            for name, _sha in build.stage(out, source=source):
+                with open(os.path.join(out, *name.split("/")), "rb") as f:
+                    files[name] = f.read()
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+        _staged[source] = files
+    return dict(_staged[source])
+
+
+class EmulatedPico:
+    """One emulated box. `files`: the filesystem to start from ({path: bytes}; default the
+    staged firmware); `devices`: display addresses fitted (default: all of the pin map);
+    `timeout`: wall seconds to wait for Node before PicoError."""
+
+    emulated = True   # for the simulator's screen: an emulated chip, not the unix port
+
+    def __init__(self, files=None, devices=None, timeout=120.0):
+        reason = missing()
+        if reason:
+            raise PicoError(reason)
+        with open(PINMAP) as f:
+            self.pinmap = json.load(f)
+        self.addresses = [d["address"] for d in self.pinmap["displays"]]
+        self.devices = list(self.addresses if devices is None else devices)
+        self.chips = {a: VirtualHT16K33(a) for a in self.devices}
+        self.files = firmware_files() if files is None else dict(files)
+        self.timeout = timeout
+        self.held = set()
+        self.unplugged = set()
+        self.proc = None
+        self.mode = "off"        # off, running, repl, cut
+        self.now = 0             # emulated ms since this power-up
+        self.elapsed = 0         # emulated ms over every power-up
+        self.boots = 0
+        self.watchdog_resets = 0
+        self.flash_ops = 0       # erases + programs since the emulator started
+        self.flash_log = []      # ("e"|"p", offset, count) in order
+        self.cut_at = None
+        self.console = []        # lines the board printed on the USB serial
+        self.serial = bytearray()  # every byte the board sent on the USB serial
+        self.tones = []          # (ms, hz, duty) buzzer changes
+        self.naks = {}
+        self.probes = {}         # address -> zero-length probes ACKed on the pins (scan)
+        self.i2c_writes = 0
+        self.writes = []         # (emulated us since power-up, address, bytes), this power-up
+        self.i2c_bytes = 0
+        self.last_state = None
+        self.emitted = []        # the state lines the firmware sent on the USB serial
+        self.lit_at = None       # emulated ms of power-up at which every display was first lit
+        self.framed_at = None    # ... and at which the first frame after that went out (the
+                                 # first RAM write once all are lit: after the journal resumed)
+        self._line = bytearray()
+        self._buf = b""
+        self._tmp = tempfile.mkdtemp(prefix="pico-")
+        self._pending = []
+        self._loaded = False
+
+    # --- the Node process ---------------------------------------------------------------------
+
+    def _start(self):
+        if self.proc is not None:
+            return
+        self.proc = subprocess.Popen(
+            [node(), HARNESS, uf2_path(), bootrom_path(), PINMAP], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
+        self._buf = b""
+        self._read_until("ready")
+        self._send(["d " + ",".join("%02x" % a for a in self.devices)])
+        for a in sorted(self.unplugged):
+            self._send(["u %02x" % a])
+        for k in sorted(self.held):
+            self._send(["k %s 1" % k])
+
+    def _load(self):
+        path = os.path.join(self._tmp, "fs.img")
+        with open(path, "wb") as f:
+            f.write(image(self.files))
+        self._send(["L " + path])
+        self._loaded = True
+
+    def close(self):
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.stdin.write(b"q\n")
+                proc.stdin.close()
+                proc.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
+        self.mode = "off"
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- power --------------------------------------------------------------------------------
+
+    def boot(self, wait_lit=True):
+        """Power up a fresh chip with the flash as it stands; run until every fitted, plugged
+        display is lit (at most BOOT_MS emulated) unless wait_lit is False. Returns mode."""
+        self._start()
+        if not self._loaded:
+            self._load()
+        for chip in self.chips.values():
+            chip.power_on()
+        self.mode = "running"
+        self.now = 0
+        self.lit_at = None
+        self.framed_at = None
+        self.cut_at = None
+        self.boots += 1
+        self._line = bytearray()
+        self.writes = []
+        self._send(self._pending + ["B"])
+        self._pending = []
+        if wait_lit:
+            self.run_until(lambda: self.lit_at is not None or self.mode != "running",
+                           BOOT_MS, step=20)
+        return self.mode
+
+    def power_off(self):
+        """Power cut now: the chip stops where it is, the displays go dark."""
+        if self.proc is not None:
+            self._send(["O"])
+        for chip in self.chips.values():
+            chip.power_on()
+        if self.mode != "cut":
+            self.mode = "off"
+
+    kill = power_off
+
+    def reboot(self):
+        self.power_off()
+        return self.boot()
+
+    def cut_after(self, ops):
+        """Cut the power before the (ops+1)-th flash erase/program from now (during a later
+        advance; `mode` becomes "cut")."""
+        self._pending.append("c %d" % ops)
+
+    def cancel_cut(self):
+        self._pending.append("c -1")
+
+    @property
+    def on(self):
+        return self.mode in ("running", "repl")
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def press(self, name):
+        name = key_name(name)
+        self.held.add(name)
+        self._pending.append("k %s 1" % name)
+
+    def release(self, name):
+        name = key_name(name)
+        self.held.discard(name)
+        self._pending.append("k %s 0" % name)
+
+    def release_all(self):
+        for name in sorted(self.held):
+            self.release(name)
+
+    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
+        self.press(name)
+        self.advance(hold)
+        self.release(name)
+        self.advance(gap)
+
+    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
+        self.tap(name, hold, gap)
+
+    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
+        """Tap each key of a list or a space-separated string; stops early on a power cut."""
+        if isinstance(names, str):
+            names = names.split()
+        for name in names:
+            if not self.on:
+                return
+            self.tap(name, hold, gap)
+
+    def unplug(self, addr):
+        self.unplugged.add(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = False
+        self._pending.append("u %02x" % addr)
+
+    def replug(self, addr):
+        self.unplugged.discard(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = True
+        self._pending.append("p %02x" % addr)
+
+    def write_serial(self, data):
+        """Bytes into the USB CDC serial (what a terminal or mpremote types)."""
+        data = bytes(data)
+        for i in range(0, len(data), 64):
+            self._pending.append("s " + data[i:i + 64].hex())
+
+    def interrupt(self, within_ms=2000):
+        """Ctrl-C on the USB serial; runs until the REPL prompt shows. Returns mode."""
+        mark = len(self.serial)
+        self.write_serial(b"\x03")
+        self.run_until(lambda: b">>> " in self.serial[mark:], within_ms)
+        if b">>> " in self.serial[mark:]:
+            self.mode = "repl"
+        return self.mode
+
+    # --- time ---------------------------------------------------------------------------------
+
+    def advance(self, ms):
+        """Send what is pending and run the chip for `ms` emulated milliseconds."""
+        if self.proc is None or self.mode not in ("running", "repl"):
+            return   # keys and plugs stay pending for the next power-up
+        self._send(self._pending + ["t %d" % ms])
+        self._pending = []
+        self._read_until("i")
+
+    def run_until(self, done, within_ms, step=50):
+        """Advance in steps of `step` ms until done() or `within_ms` have passed; returns
+        whether done() became true."""
+        spent = 0
+        while not done():
+            if spent >= within_ms or self.mode not in ("running", "repl"):
+                return False
+            self.advance(step)
+            spent += step
+        return True
+
+    # --- outputs ------------------------------------------------------------------------------
+
+    def displays(self):
+        """What each fitted display shows, in pin-map order ('' when dark), as VBox does."""
+        out = []
+        for a in self.addresses:
+            chip = self.chips.get(a)
+            if chip is None:
+                continue
+            out.append(chip.text() if chip.plugged and chip.lit else "")
+        return out
+
+    def ram(self):
+        """{address: bytes(16)} display RAM of every fitted chip."""
+        return {a: bytes(c.ram) for a, c in self.chips.items()}
+
+    def state(self):
+        """The game state as `matchbox sim` prints it (as VBox.state()): the last one the
+        firmware sent on the USB serial, None while the setup menu is open."""
+        d = self.dump()
+        return None if d["mode"] == "setup" else d["game"]
+
+    def dump(self):
+        """As VBox.dump(), from what the board shows and sends (its objects cannot be read
+        while the app runs): the game is the last state line on the USB serial (the firmware
+        sends one when a game starts and after each accepted action and undo; a power cut
+        between a journal write and its line leaves it one action behind until the next);
+        the mode is "setup" while a display shows the setup menu's SEt panel or before any
+        state line, else "finished" or "play" (the quick reference counts as "play")."""
+        game = self.last_state
+        if game is None or SETUP_PANEL in self.displays():
+            mode = "setup"
+        else:
+            mode = "finished" if game.get("finished") else "play"
+        return {"time": self.now, "flash_ops": self.flash_ops, "watchdog": None,
+                "mode": mode, "game": game}
+
+    def game(self):
+        """The last game state the firmware sent (a dict), or None."""
+        return self.last_state
+
+    def flash_image(self):
+        """The filesystem region of the flash as it stands (littlefs image bytes)."""
+        path = os.path.join(self._tmp, "save.img")
+        self._start()
+        self._send(["S " + path])
+        self._read_until("S")
+        with open(path, "rb") as f:
+            return f.read()
+
+    def read_files(self):
+        """{path: bytes} of every file on the emulated littlefs."""
+        return read_image(self.flash_image())
+
+    def journal_text(self, name="current.txt"):
+        data = self.read_files().get("games/" + name)
+        return "" if data is None else data.decode("utf-8", "replace")
+
+    # --- the line protocol --------------------------------------------------------------------
+
+    def _send(self, commands):
+        if not commands:
+            return
+        data = "".join(c + "\n" for c in commands).encode()
+        try:
+            self.proc.stdin.write(data)
+        except (BrokenPipeError, OSError):
+            self._ended()
+
+    def _ended(self):
+        err = b""
+        try:
+            err = self.proc.stderr.read() or b""
+        except (OSError, ValueError):
+            pass
+        self.proc = None
+        self.mode = "off"
+        raise PicoError("the emulator ended unexpectedly:\n" + err.decode("utf-8", "replace")
+                        + "\n".join(self.console[-20:]))
+
+    def _lines(self):
+        deadline = time.monotonic() + self.timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line, self._buf = self._buf[:nl], self._buf[nl + 1:]
+                yield line.decode("utf-8", "replace")
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PicoError("the emulator did not answer in %ss" % self.timeout)
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    self._ended()
+                self._buf += chunk
+
+    def _serial_in(self, data):
+        self.serial += data
+        for b in data:
+            if b == 10:
+                line = self._line.decode("utf-8", "replace").rstrip("\r")
+                self._line = bytearray()
+                self.console.append(line)
+                if line.startswith("{"):
+                    try:
+                        self.last_state = json.loads(line)
+                        self.emitted.append(line)
+                    except ValueError:
+                        pass
+            else:
+                self._line.append(b)
+
+    def _read_until(self, kind):
+        for line in self._lines():
+            op, _, rest = line[1:].partition(" ")
+            if op == "w":
+                addr, data, us = rest.split(" ")
+                a = int(addr, 16)
+                payload = bytes.fromhex(data)
+                self.writes.append((int(us), a, payload))
+                chip = self.chips.get(a)
+                if chip is None or not chip.write(payload):
+                    raise PicoError("the emulator ACKed a write to %s, which is not on the bus"
+                                    % addr)
+                self.i2c_writes += 1
+                self.i2c_bytes += len(payload)
+                self._check_lit(int(us) / 1000.0, payload)
+            elif op == "o":
+                self._serial_in(bytes.fromhex(rest.split(" ")[0]))
+            elif op == "i":
+                words = rest.split()
+                self.elapsed += max(0, int(words[0]) - self.now)
+                self.now = int(words[0])
+                self.flash_ops = int(words[1])
+            elif op == "f":
+                kind_, off, count = rest.split()
+                self.flash_log.append((kind_, int(off, 16), int(count)))
+            elif op == "b":
+                self.tones.append(tuple(int(x) for x in rest.split()))
+            elif op == "n":
+                a = int(rest, 16)
+                self.naks[a] = self.naks.get(a, 0) + 1
+            elif op == "p":
+                a = int(rest.split()[0], 16)
+                self.probes[a] = self.probes.get(a, 0) + 1
+            elif op == "W":
+                self.watchdog_resets += 1
+                self.boots += 1
+                self.now = 0
+                self.lit_at = None
+                self.framed_at = None
+                for chip in self.chips.values():
+                    chip.power_on()
+            elif op == "x":
+                self.cut_at = int(rest)
+                self.mode = "cut"
+                for chip in self.chips.values():
+                    chip.power_on()
+            elif op == "h":
+                self.mode = "off"
+                raise PicoError("the emulated chip stopped: " + rest)
+            elif op == "e":
+                raise PicoError("emulator: " + rest)
+            if op == kind:
+                return rest
+        return None
+
+    def _check_lit(self, ms, payload):
+        if self.lit_at is None:
+            chips = [c for a, c in self.chips.items() if a not in self.unplugged]
+            if chips and all(c.lit for c in chips):
+                self.lit_at = ms
+        elif self.framed_at is None and payload[0] < 0x10 and len(payload) > 1:
+            self.framed_at = ms
+
+
+class PicoPty:
+    """The emulated board's USB CDC serial on a pseudo-terminal, for mpremote and the
+    `matchbox` commands (`--port` PicoPty.port). A thread owns the board while the bridge
+    runs: it moves bytes both ways and lets emulated time pass in steps of `step_ms`.
+    Use the board again only after stop()."""
+
+    def __init__(self, board, step_ms=5):
+        import pty
+        import threading
+        import tty
+        self.board = board
+        self.step_ms = step_ms
+        self._master, self._slave = pty.openpty()
+        tty.setraw(self._slave)
+        os.set_blocking(self._master, False)
+        self.port = os.ttyname(self._slave)
+        self._stop = threading.Event()
+        self._calls = []
+        self._timers = []
+        self._lock = threading.Lock()
+        self.error = None
+        self._thread = threading.Thread(target=self._relay, name="pico-pty", daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _relay(self):
+        board = self.board
+        sent = len(board.serial)
+        try:
+            while not self._stop.is_set():
+                try:
+                    data = os.read(self._master, 4096)
+                except (BlockingIOError, OSError):
+                    data = b""
+                if data:
+                    board.write_serial(data)
+                with self._lock:
+                    calls, self._calls = self._calls, []
+                for fn, args in calls:
+                    fn(*args)
+                due = [t for t in self._timers if t[0] <= board.elapsed]
+                for t in due:
+                    self._timers.remove(t)
+                    t[1](*t[2])
+                if board.mode not in ("running", "repl"):
+                    board.boot(wait_lit=False)
+                    sent = len(board.serial)
+                board.advance(self.step_ms)
+                if len(board.serial) > sent:
+                    out = bytes(board.serial[sent:])
+                    sent = len(board.serial)
+                    while out:
+                        try:
+                            n = os.write(self._master, out)
+                            out = out[n:]
+                        except BlockingIOError:
+                            time.sleep(0.001)
+                elif not data:
+                    time.sleep(0.0005)
+        except Exception as exc:  # reported by stop()
+            self.error = exc
+
+    def call(self, fn, *args):
+        """Run fn(*args) on the relay thread before its next step (e.g. board.press)."""
+        with self._lock:
+            self._calls.append((fn, args))
+
+    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
+        """Tap keys on the bridged board, paced in emulated time (waits for each)."""
+        import threading
+        for name in names:
+            done = threading.Event()
+            self.call(self.board.press, name)
+            self.call(self._after, hold, self.board.release, name)
+            self.call(self._after, hold + gap, done.set)
+            if not done.wait(60):
+                raise PicoError("the bridged board did not take key %s" % name)
+
+    def _after(self, ms, fn, *args):
+        at = self.board.elapsed + ms
+        self._timers.append((at, fn, args))
+
+    def stop(self):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+        for fd in (self._master, self._slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if self.error is not None:
+            raise PicoError("the serial bridge stopped: %s" % self.error)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,433 @@
+"""The untouched firmware on the Pico's own MicroPython (RPI_PICO v1.28.0) on an emulated RP2040
+(rp2040js), against the same firmware on the unix port's virtual box.
+
+One emulated board and one virtual box are booted once and driven with the same keys, game
+after game; after every key their display RAM must be the same bytes, and after every game
+their journals (read out of the emulated littlefs) the same text. Then a game whose journal
+`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C.
+Figures are emulated time (an estimate of a Pico, not a measurement of one).
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools.virtual import emulated_pico as ep
+
+REASON = ep.missing()
+if REASON:
+    pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
+
+import engine_helpers as eh  # noqa: E402
+from box.app import ERRORS  # noqa: E402
+from tycoon import notation, state  # noqa: E402
+from tycoon.game import Game  # noqa: E402
+
+from box_helpers import shown  # noqa: E402
+from host_tools import ROOT  # noqa: E402
+from host_tools.virtual.box import VBox, action_keys, setup_keys  # noqa: E402
+from test_power_cuts import scenario, snapshot  # noqa: E402
+
+
+# Key timing of the twin games, shorter than a person's to keep `make test` short: the
+# firmware debounces for 20 ms and its loop on the Pico takes about 8 ms a pass.
+TAP_MS = 50           # held, then as long released
+LONG_TAP_MS = 800     # a long press (the firmware's is 700 ms)
+UNDO_GAP_MS = 200
+NEW_GAME_GAP_MS = 300
+
+
+class Twins:
+    """A virtual box and an emulated Pico driven with the same keys."""
+
+    def __init__(self):
+        self.vbox = VBox()
+        self.pico = ep.EmulatedPico()
+        self.mismatches = []
+        self.keys = 0
+
+    def boot(self):
+        self.vbox.boot()
+        assert self.pico.boot() == "running"
+        self.vbox.advance(100)
+        self.pico.advance(100)
+        self.compare("boot")
+
+    def compare(self, where):
+        v = {a: bytes(c.ram) for a, c in self.vbox.chips.items()}
+        p = self.pico.ram()
+        lit = ([c.lit for c in self.vbox.chips.values()], [c.lit for c in self.pico.chips.values()])
+        if v != p or lit[0] != lit[1]:
+            self.mismatches.append((where, self.vbox.displays(), self.pico.displays()))
+
+    def tap(self, key, hold=TAP_MS):
+        # An UNDO writes the journal and a new game archives the last one and writes three
+        # files: on the emulated Pico that keeps the loop busy for tens of ms (a new game up to
+        # a few hundred), and a key pressed and released meanwhile is lost (as on a Pico).
+        gap = UNDO_GAP_MS if key == "UNDO" else TAP_MS
+        in_menu = key == "PLAY" and self.vbox.dump()["mode"] == "setup"
+        for box in (self.vbox, self.pico):
+            box.tap(key, hold, gap)
+        if in_menu and self.vbox.dump()["mode"] != "setup":   # this PLAY started a game
+            self.vbox.advance(NEW_GAME_GAP_MS)
+            self.pico.advance(NEW_GAME_GAP_MS)
+        self.keys += 1
+        self.compare(key)
+
+    def enter(self, keys):
+        for key in keys:
+            self.tap(key)
+
+    def settle(self, ms=300):
+        self.vbox.advance(ms)
+        self.pico.advance(ms)
+        self.compare("settle")
+
+    def close(self):
+        self.vbox.close()
+        self.pico.close()
+
+
+@pytest.fixture(scope="module")
+def twins():
+    t = Twins()
+    t.boot()
+    yield t
+    t.close()
+
+
+def game_keys(setup, seed, actions=400, undo_every=0):
+    """Keys of a random legal game from `setup` (with UNDO runs: every `undo_every`-th action
+    is taken back twice and played again), and the game it ends in."""
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    keys = setup_keys(*setup)
+    for n in range(actions):
+        if game.finished:
+            break
+        eh.step(game, rng)
+        done = list(game.actions())
+        keys += action_keys(*done[-1])
+        if undo_every and n % undo_every == undo_every - 1 and len(done) >= 2:
+            keys += ["UNDO", "UNDO"] + action_keys(*done[-2]) + action_keys(*done[-1])
+    return keys, game
+
+
+def play_twin_game(twins, keys, game, first=()):
+    before = len(twins.mismatches)
+    for key in first:
+        twins.tap(key, LONG_TAP_MS if key == "MENU" else TAP_MS)
+    twins.enter(keys)
+    twins.settle()
+    assert twins.mismatches[before:] == [], "display RAM differs: %r" % twins.mismatches[before:]
+    pico_journal = twins.pico.journal_text()
+    assert pico_journal == twins.vbox.journal_text()
+    loaded, error = notation.load(pico_journal.splitlines())
+    assert error is None and notation.write(loaded) == notation.write(game)
+    assert twins.pico.state() == json.loads(state.to_json(game))
+    assert game.finished   # a whole game
+
+
+def test_same_bytes_3_players_with_undo_runs(twins):
+    keys, game = game_keys((3, 1, "none", 5, 6, [4, 3, 4]), 2, undo_every=4)
+    assert keys.count("UNDO") >= 4
+    play_twin_game(twins, keys, game)
+
+
+def test_same_bytes_8_players_gh4(twins):
+    keys, game = game_keys((8, 3, "gh4", 5, 12, [2, 2, 2, 2, 2, 2, 2, 2]), 24)
+    assert "G" in keys and "H" in keys
+    play_twin_game(twins, keys, game, first=["MENU"])
+
+
+def test_same_bytes_2_players_with_a_revolution(twins):
+    setup = (2, 2, "gh2", 4, 8, [9, 9])
+    seed = next(s for s in range(300)
+                if any(e.get("revolution") for e in _states(setup, s)))
+    keys, game = game_keys(setup, seed, actions=60)
+    play_twin_game(twins, keys, game, first=["MENU"])
+
+
+def _states(setup, seed):
+    """The state after every action of game_keys(setup, seed), as dicts."""
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    out = []
+    while not game.finished and len(out) < 60:
+        eh.step(game, rng)
+        out.append(json.loads(state.to_json(game)))
+    return out
+
+
+ILLEGAL = [  # (keys, the error they must show), on a 3-player table where seat 1 led 5 5
+    ("3 3 PLAY", "not-stronger"), ("8 PLAY", "wrong-count"), ("7 7 AS F PLAY", "impossible-shape"),
+    ("1 2 3 4 5 6", "too-many-cards"), ("6 8 PLAY", "mixed-values"),
+    ("1 1 AS 8 PLAY", "not-enough-sticks"), ("G G PLAY", "no-such-card"),
+    ("7 7 AS G PLAY", "no-such-value"),
+]
+
+
+def test_same_bytes_for_every_illegal_entry(twins):
+    setup = (3, 1, "none", 5, 6, [3, 15, 15])
+    twins.tap("MENU", LONG_TAP_MS)
+    twins.enter(setup_keys(*setup))
+    seen = []
+    twins.tap("PASS")   # the leader cannot pass
+    seen.append(twins.vbox.displays()[0])
+    twins.tap("DEL", LONG_TAP_MS)
+    twins.enter("5 5 PLAY".split())
+    for keys, _code in ILLEGAL:
+        twins.enter(keys.split())
+        seen.append(twins.vbox.displays()[0])
+        twins.tap("UNDO")   # with faces keyed, UNDO clears the entry (no action is undone)
+    twins.enter("6 6 PLAY".split())
+    twins.settle()
+    assert twins.mismatches == [], "display RAM differs (where, vbox, pico)"
+    wanted = [shown(ERRORS[c].decode()) for c in ["cannot-pass"] + [c for _k, c in ILLEGAL]]
+    assert seen == wanted
+    assert twins.pico.journal_text() == twins.vbox.journal_text()
+
+
+def test_journal_pulled_from_littlefs_replays_to_what_the_displays_show(twins, tmp_path):
+    """The journal of the game on the emulated board, as `matchbox replay` reads it, resumed
+    on a virtual box, shows what the emulated board's displays show."""
+    files = twins.pico.read_files()
+    path = tmp_path / "current.txt"
+    path.write_bytes(files["games/current.txt"])
+    proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "replay", str(path)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    with VBox() as fresh:
+        os.makedirs(os.path.join(fresh.flash, "games"))
+        with open(os.path.join(fresh.flash, "games", "current.txt"), "wb") as f:
+            f.write(files["games/current.txt"])
+        fresh.boot()
+        fresh.advance(300)
+        assert fresh.game() == twins.pico.state()
+        assert fresh.displays() == twins.pico.displays()
+        assert twins.pico.displays()[0].strip()
+
+
+def test_every_byte_on_the_bus_is_an_ht16k33_command_or_ram(twins):
+    """The one HT16K33 model decoded every byte the Pico's I2C peripheral sent, for every game
+    so far. (The app no longer scans the bus: `matchbox doctor` does, below, on the pins.)"""
+    assert twins.pico.i2c_bytes > 0
+    assert all(chip.unknown == [] for chip in twins.pico.chips.values())
+
+
+def test_ctrl_c_over_usb_stops_the_app_and_the_watchdog(twins):
+    """mpremote's first move: Ctrl-C. The app stops, main.py clears the watchdog's ENABLE bit,
+    and the REPL stays free well past the 8 s the watchdog would allow."""
+    pico = twins.pico
+    resets = pico.watchdog_resets
+    assert pico.interrupt() == "repl"
+    assert any("stopped by Ctrl-C" in line for line in pico.console)
+    pico.advance(9000)
+    assert pico.watchdog_resets == resets
+    mark = len(pico.serial)
+    pico.write_serial(b"print(6 * 7)\r")
+    pico.advance(200)
+    assert b"42" in pico.serial[mark:]
+
+
+HANG_ONCE = b"""# test only: the app's loop stops feeding the watchdog once, after 300 passes
+import os
+try:
+    os.remove("hang-once")
+    import time
+    import box.app
+    _step = box.app.App.step
+    _passes = [0]
+
+    def step(self):
+        _passes[0] += 1
+        if _passes[0] > 300:
+            while True:
+                time.sleep_ms(50)
+        _step(self)
+
+    box.app.App.step = step
+except OSError:
+    pass
+"""
+
+
+def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
+    setup = (3, 1, "none", 5, 6, [4, 3, 4])
+    _keys, game = game_keys(setup, 2, actions=6)
+    files = ep.firmware_files()
+    files["boot.py"] = HANG_ONCE
+    files["hang-once"] = b""
+    files["games/current.txt"] = notation.write(game).encode()
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(500)
+        shown_before = pico.displays()
+        assert shown_before[0].strip()
+        assert pico.run_until(lambda: pico.watchdog_resets == 1, 12000, step=500)
+        assert 8000 <= pico.elapsed <= 12000
+        assert "hang-once" not in pico.read_files()
+        assert pico.run_until(lambda: pico.lit_at is not None, 3000)
+        pico.advance(500)
+        assert pico.displays() == shown_before
+        assert journal_state(pico)[1] == notation.write(game)
+        eh.step(game, eh.Lcg(99))   # and the game goes on from the keys
+        pico.keys(action_keys(*list(game.actions())[-1]))
+        pico.advance(300)
+        assert pico.state() == json.loads(state.to_json(game))
+
+
+def matchbox(*argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "host_tools.cli"] + [str(a) for a in argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=timeout)
+
+
+def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
+    """The real path onto a blank emulated Pico: `matchbox flash` over mpremote through a
+    pseudo-terminal bridged to the USB CDC, the hard reset after it runs the flashed main.py,
+    a game keyed on GPIO, `matchbox pull`, `replay` and `report` on what came back, then
+    `matchbox doctor` (without the key walk, which needs a person)."""
+    setup = (2, 1, "none", 5, 6, [3, 3])
+    keys, game = game_keys(setup, 3, actions=30)
+    with ep.EmulatedPico(files={}) as pico:
+        pico.boot(wait_lit=False)
+        pico.advance(500)
+        with ep.PicoPty(pico) as bridge:
+            flashed = matchbox("flash", "--port", bridge.port)
+            assert flashed.returncode == 0, flashed.stdout + flashed.stderr
+            assert "verified" in flashed.stdout and "board restarted" in flashed.stdout
+            for _ in range(600):   # main.py runs after the reset
+                if pico.lit_at is not None:
+                    break
+                time.sleep(0.05)
+            assert pico.lit_at is not None
+            bridge.keys(keys)
+            pulled = matchbox("pull", tmp_path / "games", "--port", bridge.port)
+            assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+            record = tmp_path / "games" / "current.txt"
+            replayed = matchbox("replay", record)
+            assert replayed.returncode == 0, replayed.stderr
+            loaded, error = notation.load(record.read_text().splitlines())
+            assert error is None and notation.write(loaded) == notation.write(game)
+            report = matchbox("report", record, "-o", tmp_path / "report.svg")
+            assert report.returncode == 0, report.stderr
+            assert (tmp_path / "report.svg").stat().st_size > 1000
+            doctor = matchbox("doctor", "--port", bridge.port, "--yes", "--light-seconds", "0.5")
+            assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+            for word in ("self-test   OK", "all 4 displays answer: 0x70 0x71 0x72 0x73",
+                         "2. firmware    OK"):
+                assert word in doctor.stdout, doctor.stdout
+        # doctor's i2c.scan(), bit-banged on SDA/SCL, was answered on the pins
+        assert set(pico.probes) == set(pico.addresses)
+
+
+def sim_both(*args):
+    """`matchbox sim --headless ARGS` on the unix port and with --pico: the two JSON objects."""
+    unix = matchbox("sim", "--headless", *args)
+    pico = matchbox("sim", "--headless", "--pico", *args)
+    assert unix.returncode == 0 and pico.returncode == 0, unix.stderr + pico.stderr
+    assert len(pico.stdout.splitlines()) == 1
+    return json.loads(unix.stdout), json.loads(pico.stdout)
+
+
+def test_sim_headless_pico_prints_the_same_json_as_the_unix_port(tmp_path):
+    # a game with an UNDO and an illegal entry left on the displays (a short settle)
+    keys = setup_keys(3, 1, "none", 5, 6, [4, 3, 4]) + \
+        "5 PLAY 7 PLAY UNDO WAIT:300 9 PLAY PASS 3 PLAY".split()
+    unix, pico = sim_both("--keys", " ".join(keys), "--settle", "500")
+    assert pico == unix
+    assert pico["displays"][1] == "Err " and pico["state"]["turn"] == 1
+    assert "\n2: play 9  #~" in pico["journal"] and "\n3: pass  #~" in pico["journal"]
+    # a resumed record, then the setup menu opened over it: no state while the menu is open
+    record = tmp_path / "game.txt"
+    record.write_text("players 2\ndealer 2\nexpansion none\nrevolution 5\nsticks 40\n"
+                      "hands 15 15\n2: play 7 7\n")
+    unix, pico = sim_both("--journal", record, "--keys", "MENU:long", "--settle", "300")
+    assert pico == unix
+    assert pico["state"] is None and pico["displays"][1] == "5Et "
+
+
+# --- power cuts -------------------------------------------------------------------------------
+
+NEW_GAME_MS = 500
+SETTLE_MS = 200
+CUTS = int(os.environ.get("MATCHBOX_PICO_CUTS", "25"))
+
+
+def journal_state(pico):
+    text = pico.journal_text()
+    if not text:
+        return None, None
+    game, error = notation.load(text.splitlines())
+    assert error is None, "journal does not replay after a cut:\n" + text
+    return json.loads(state.to_json(game)), notation.write(game)
+
+
+def enter_keys(pico, keys, settle=300):
+    """Type the keys, then let the board finish: a new game writes three files and takes
+    about 0.3 s emulated on the Pico, an UNDO rewrites the journal; keys typed meanwhile
+    would be lost (as on the box)."""
+    for key in keys:
+        if not pico.on:
+            return
+        pico.tap(key, TAP_MS, TAP_MS)
+    if pico.on:
+        pico.advance(settle)
+
+
+def cut_through(ops, states, rng, wanted):
+    """Play the scenario on a fresh emulated board, scheduling a cut before a random flash
+    operation of every operation until `wanted` cuts struck; returns the cuts survived."""
+    cuts = 0
+    with ep.EmulatedPico() as pico:
+        assert pico.boot() == "running"
+        for k, (kind, keys) in enumerate(ops):
+            if cuts >= wanted:
+                break
+            before, after = states[k], states[k + 1]
+            allowed = [before, after] + ([snapshot(None)] if kind == "new" else [])
+            settle = NEW_GAME_MS if kind == "new" else SETTLE_MS
+            pico.cut_after(rng.randrange(3 if kind == "new" else 2))
+            enter_keys(pico, keys, settle)
+            if pico.mode == "cut":
+                cuts += 1
+                pico.release_all()
+                assert pico.boot() == "running"
+                # the displays are lit blank before the journal resumes, then the first frame
+                assert pico.run_until(lambda: pico.framed_at is not None, 3000, step=20)
+                pico.advance(50)
+                now = journal_state(pico)
+                assert now in allowed, "op %d (%r): resumed neither before nor after it" % (
+                    k, keys)
+                if now == before:
+                    enter_keys(pico, keys, settle)   # the action in flight was lost: again
+            else:
+                pico.cancel_cut()
+            assert journal_state(pico) == after, "op %d: %r" % (k, keys)
+            if after[0] is not None:   # the board agrees with its journal
+                assert pico.state() == after[0]
+    return cuts
+
+
+def test_power_cuts_between_flash_operations(capsys):
+    """Cut the power before a random flash erase/program of an operation, boot a fresh chip
+    with the same flash: the game is the state before or after that operation (at most the
+    action in flight is lost), and keying the rest of the game from there ends right.
+    MATCHBOX_PICO_CUTS sets how many (make power-cuts-pico runs 1000)."""
+    ops, states = scenario(4)
+    rng = random.Random(7)
+    survived = 0
+    rounds = 0
+    while survived < CUTS:
+        got = cut_through(ops, states, rng, CUTS - survived)
+        assert got > 0
+        survived += got
+        rounds += 1
+    with capsys.disabled():
+        print("\nemulated Pico: %d power cuts between flash erase/program operations, "
+              "%d survived (%d rounds of the scenario)" % (survived, survived, rounds))
+    assert survived >= CUTS
