@@ -14,10 +14,10 @@ Key words (case does not matter; docs/simulator.md):
   WAIT:MS                                   nothing pressed for MS milliseconds
 """
 import json
-import os
 import sys
 
-from host_tools.virtual.box import GAP_MS, BoxError, VBox, parse_keys, read_record
+from host_tools.virtual.box import GAP_MS, BoxError, parse_keys, read_record
+from host_tools.virtual.new_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
 
@@ -97,27 +97,6 @@ def headless(args, out=None):
     if not args.stream:
         out.write(json.dumps(result) + "\n")
     return 0
-
-
-def make_box(args, record=None, devices=None):
-    """The box to simulate: the unix port's VBox, or with --pico the emulated Pico; `record`
-    (bytes) becomes its games/current.txt. BoxError when the emulated Pico cannot run here."""
-    if getattr(args, "pico", False):
-        from host_tools.virtual import emulated_pico
-        reason = emulated_pico.missing()
-        if reason:
-            raise BoxError("--pico: " + reason)
-        files = emulated_pico.firmware_files()
-        if record is not None:
-            files["games/current.txt"] = record
-        return emulated_pico.EmulatedPico(files=files, devices=devices)
-    flash = getattr(args, "flash", None)
-    box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
-    if record is not None:
-        os.makedirs(os.path.join(box.flash, "games"), exist_ok=True)
-        with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
-            f.write(record)
-    return box
 
 
 def interactive(args):

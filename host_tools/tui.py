@@ -26,6 +26,7 @@ from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, read_record
+from host_tools.virtual.new_box import make_box
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
 PICO_BANNER = "EMULATED RP2040 - the Pico's MicroPython, no hardware"
@@ -681,7 +682,6 @@ def run(args):
         record, warning = read_record(args.journal)
         if record is None:
             return 2
-    from host_tools.sim import make_box
     try:
         box = make_box(args, record, devices=addresses[:n])
     except BoxError as exc:
