@@ -135,7 +135,62 @@ def micropython():
     return path
 
 
-class VBox:
+class Inputs:
+    """Keys and display plugs of a box driven from the host, shared by VBox and the emulated
+    Pico: each becomes a command to the board's process, sent with the next advance. A box
+    provides advance(ms), `on` and _queue(command)."""
+
+    def press(self, name):
+        """Hold a key down (takes effect at the next advance; kept while the box is off)."""
+        name = key_name(name)
+        self.held.add(name)
+        self._queue("k %s 1" % name)
+
+    def release(self, name):
+        name = key_name(name)
+        self.held.discard(name)
+        self._queue("k %s 0" % name)
+
+    def release_all(self):
+        """Let go of every key."""
+        for name in sorted(self.held):
+            self.release(name)
+
+    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
+        """Press, hold `hold` ms, release, wait `gap` ms."""
+        self.press(name)
+        self.advance(hold)
+        self.release(name)
+        self.advance(gap)
+
+    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
+        self.tap(name, hold, gap)
+
+    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
+        """Tap each key of a list or a space-separated string; stops early on a power cut."""
+        if isinstance(names, str):
+            names = names.split()
+        for name in names:
+            if not self.on:
+                return
+            self.tap(name, hold, gap)
+
+    def unplug(self, addr):
+        """Pull a display off the bus: its writes get no ACK from now on."""
+        self.unplugged.add(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = False
+        self._queue("u %02x" % addr)
+
+    def replug(self, addr):
+        """Plug a display back in: it powers up blank until the firmware sets it up again."""
+        self.unplugged.discard(addr)
+        if addr in self.chips:
+            self.chips[addr].plugged = True
+        self._queue("p %02x" % addr)
+
+
+class VBox(Inputs):
     """One virtual box. `flash`: folder holding its filesystem (a temporary one when None,
     removed by close()). `devices`: display addresses that are fitted (default: all of the
     pin map). `board`: "virtual" (mpy/board.py hands main.py a virtual hw) or "pico" (the real
@@ -264,58 +319,9 @@ class VBox:
 
     # --- inputs -------------------------------------------------------------------------------
 
-    def press(self, name):
-        """Hold a key down (takes effect at the next advance; kept while the box is off)."""
-        name = key_name(name)
-        self.held.add(name)
-        if self.proc is not None:
-            self._pending.append("k %s 1" % name)
-
-    def release(self, name):
-        name = key_name(name)
-        self.held.discard(name)
-        if self.proc is not None:
-            self._pending.append("k %s 0" % name)
-
-    def release_all(self):
-        """Let go of every key."""
-        for name in sorted(self.held):
-            self.release(name)
-
-    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
-        """Press, hold `hold` ms, release, wait `gap` ms."""
-        self.press(name)
-        self.advance(hold)
-        self.release(name)
-        self.advance(gap)
-
-    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
-        self.tap(name, hold, gap)
-
-    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
-        """Tap each key of a list or a space-separated string; stops early on a power cut."""
-        if isinstance(names, str):
-            names = names.split()
-        for name in names:
-            if self.proc is None:
-                return
-            self.tap(name, hold, gap)
-
-    def unplug(self, addr):
-        """Pull a display off the bus: its writes get no ACK from now on."""
-        self.unplugged.add(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = False
-        if self.proc is not None:
-            self._pending.append("u %02x" % addr)
-
-    def replug(self, addr):
-        """Plug a display back in: it powers up blank until the firmware sets it up again."""
-        self.unplugged.discard(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = True
-        if self.proc is not None:
-            self._pending.append("p %02x" % addr)
+    def _queue(self, command):
+        if self.proc is not None:   # a box that is off takes no input
+            self._pending.append(command)
 
     def cut_after(self, units):
         """Schedule a power cut: after `units` more flash units (bytes written, opens for

@@ -25,7 +25,7 @@ import tempfile
 import time
 
 from host_tools import FIRMWARE, ROOT
-from host_tools.virtual.box import BoxError
+from host_tools.virtual.box import GAP_MS, HOLD_MS, BoxError, Inputs
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,11 +43,6 @@ FS_PROG = 256
 FS_READ = 32
 FS_LOOKAHEAD = 32
 
-KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
-             "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
-HOLD_MS = 60
-GAP_MS = 60
-LONG_MS = 1000
 BOOT_MS = 5000     # emulated ms boot() waits at most for the first lit frame
 SETUP_PANEL = "5Et "   # how VirtualHT16K33.text() reads the setup menu's "SEt" panel
 
@@ -91,13 +86,6 @@ def missing():
                 "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
                 % (_shown(bootrom_path()), BOOTROM_NAME))
     return None
-
-
-def key_name(name):
-    canon = str(name).upper()
-    if canon not in KEY_NAMES:
-        raise ValueError("unknown key %r (keys: %s)" % (name, " ".join(KEY_NAMES)))
-    return canon
 
 
 def _lfs(data=None):
@@ -156,7 +144,7 @@ def firmware_files(source=False):
     return dict(_staged[source])
 
 
-class EmulatedPico:
+class EmulatedPico(Inputs):
     """One emulated box. `files`: the filesystem to start from ({path: bytes}; default the
     staged firmware); `devices`: display addresses fitted (default: all of the pin map);
     `timeout`: wall seconds to wait for Node before PicoError."""
@@ -302,49 +290,8 @@ class EmulatedPico:
 
     # --- inputs -------------------------------------------------------------------------------
 
-    def press(self, name):
-        name = key_name(name)
-        self.held.add(name)
-        self._pending.append("k %s 1" % name)
-
-    def release(self, name):
-        name = key_name(name)
-        self.held.discard(name)
-        self._pending.append("k %s 0" % name)
-
-    def release_all(self):
-        for name in sorted(self.held):
-            self.release(name)
-
-    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
-        self.press(name)
-        self.advance(hold)
-        self.release(name)
-        self.advance(gap)
-
-    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
-        self.tap(name, hold, gap)
-
-    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
-        """Tap each key of a list or a space-separated string; stops early on a power cut."""
-        if isinstance(names, str):
-            names = names.split()
-        for name in names:
-            if not self.on:
-                return
-            self.tap(name, hold, gap)
-
-    def unplug(self, addr):
-        self.unplugged.add(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = False
-        self._pending.append("u %02x" % addr)
-
-    def replug(self, addr):
-        self.unplugged.discard(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = True
-        self._pending.append("p %02x" % addr)
+    def _queue(self, command):
+        self._pending.append(command)   # kept while the chip is off: taken at power-up
 
     def write_serial(self, data):
         """Bytes into the USB CDC serial (what a terminal or mpremote types)."""
