@@ -34,7 +34,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-for path in (ROOT, os.path.join(ROOT, "tests", "portable"), os.path.join(ROOT, "firmware", "lib")):
+for path in (ROOT, os.path.join(ROOT, "tests", "portable"), os.path.join(ROOT, "firmware", "lib"),
+             HERE):
     if path not in sys.path:
         sys.path.insert(0, path)
 
@@ -108,41 +109,12 @@ def kb(n):
 
 # --- records and journals ---------------------------------------------------------------------
 
-def passing_game(actions, seed=1):
-    """An 8-player game with G/H played by seeded random legal choices that pass nine times in
-    ten, stopped at `actions` actions (long games need passes: each costs a stick)."""
-    import random
-    from tycoon.game import Game, IllegalAction
-    rng = random.Random(seed)
-    game = Game(8, 1, "gh4", 5, 40)
-    while not game.finished and len(game) < actions:
-        if game.must_return():
-            game.return_stick()
-            continue
-        top = game.table
-        if top is not None and rng.random() < 0.9:
-            game.pass_turn()
-            continue
-        n = top[1] if top else 1
-        plays = []
-        for v in range(game.values):
-            try:
-                game.check_play([v] * n)
-                plays.append(v)
-            except IllegalAction:
-                pass
-        if plays:
-            game.play([rng.choice(plays)] * n)
-        else:
-            game.pass_turn()
-    return game
-
-
 def journal_files(actions):
     """The games/ files of a box that has journalled a game of `actions` actions, written by
     the box's own journal code (run here on CPython): {path: bytes} and the action count."""
     from box.journal import Journal
-    game = passing_game(actions)
+    from bench_journal_flash import long_game
+    game = long_game(1, actions, pass_chance=0.9)   # passing nine times in ten
     with tempfile.TemporaryDirectory() as tmp:
         journal = Journal(os.path.join(tmp, "games"))
         journal.start(game)
@@ -543,7 +515,6 @@ def report_heap():
 
 
 def report_engine():
-    sys.path.insert(0, HERE)
     from bench_engine import long_game
     from tycoon import notation
     game = long_game(ENGINE_SEED)

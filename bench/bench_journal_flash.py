@@ -96,9 +96,10 @@ def pico_flash():
     return ctx, fs
 
 
-def long_game(seed, target=600):
-    """An 8-player game with the G/H expansion played by random legal choices that pass
-    often, replayed with undos until it reaches `target` actions or ends."""
+def long_game(seed, target=600, pass_chance=0.8):
+    """An 8-player game with the G/H expansion played by seeded random legal choices that pass
+    (with `pass_chance`) rather than beat the table, until it reaches `target` actions or ends
+    (long games need passes: each costs a stick)."""
     rng = random.Random(seed)
     game = Game(8, expansion="gh4")
     while not game.finished and len(game) < target:
@@ -106,7 +107,7 @@ def long_game(seed, target=600):
             game.return_stick()
             continue
         top = game.table
-        if top is not None and rng.random() < 0.8:
+        if top is not None and rng.random() < pass_chance:
             game.pass_turn()
             continue
         plays = []
