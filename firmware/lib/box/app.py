@@ -63,6 +63,7 @@ class App:
         self.until = 0              # end of the error or announcement on screen
         self.overlay = NONE         # or ERROR, ANNOUNCE: shown on top until `until`
         self.err = b""
+        self.emit_due = False       # a state line to send on the serial after this key
         self.event = 0
         self.page = 0
         self.page_at = 0
@@ -173,6 +174,10 @@ class App:
         else:
             self._play_key(code, now)
         self.redraw(now)
+        if self.emit_due:   # the state line goes out after the displays: they come first
+            self.emit_due = False
+            if self.emit is not None:
+                self.emit(to_json(self.game))
 
     # --- playing -------------------------------------------------------------------------------
 
@@ -304,8 +309,7 @@ class App:
         self.buzzer.play(REVOLUTION if events & rules.REVOLUTION else ACCEPT, now)
 
     def _emit(self):
-        if self.emit is not None:
-            self.emit(to_json(self.game))
+        self.emit_due = True   # sent by key() once the displays are drawn
 
     # --- drawing -----------------------------------------------------------------------------
 

@@ -85,6 +85,8 @@ class HT16K33:
             return False
         ram = self.ram
         chip = self._chip
+        if ram == chip:
+            return True   # nothing changed: the usual pass of the main loop
         tx = self._tx
         try:
             a = 0

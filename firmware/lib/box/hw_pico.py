@@ -9,7 +9,7 @@ import machine
 
 from box import pins
 
-IDLE_MS = 5
+IDLE_MS = 1   # ms slept per main-loop pass: a key is seen within about 2 ms
 
 
 class PicoHw:

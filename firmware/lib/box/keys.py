@@ -30,6 +30,7 @@ LONG = const(0x80)  # flag on a long-press event
 CODE = const(0x1F)  # event & CODE = key code
 DEBOUNCE_MS = const(20)
 LONG_MS = const(700)
+_UP = bytes(COUNT)   # every key up
 
 NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
          "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
@@ -78,37 +79,50 @@ class Keys:
         now = self._clock() if now_ms is None else now_ms
         raw = self._raw
         changed = self._changed
-        ncols = len(self.cols)
-        for r in range(len(self.rows)):
-            row = self.rows[r]
+        # Read every contact, noting when one changes. The loops are flat and use locals:
+        # on the Pico this scan runs every pass of the main loop (docs/performance.md).
+        mcode = self._mcode
+        cols = self.cols
+        i = 0
+        for row in self.rows:
             row.value(0)
-            for c in range(ncols):
-                self._sample(self._mcode[r * ncols + c], self.cols[c].value() == 0, now)
+            for col in cols:
+                k = mcode[i]
+                i += 1
+                d = 0 if col.value() else 1
+                if d != raw[k]:
+                    raw[k] = d
+                    changed[k] = now
             row.value(1)
-        for i in range(len(self.buttons)):
-            self._sample(self._bcode[i], self.buttons[i].value() == 0, now)
-        n = 0
+        bcode = self._bcode
+        i = 0
+        for pin in self.buttons:
+            k = bcode[i]
+            i += 1
+            d = 0 if pin.value() else 1
+            if d != raw[k]:
+                raw[k] = d
+                changed[k] = now
         state = self._state
+        if raw == state and state == _UP:
+            return 0   # nothing down and nothing changing: the usual pass
+        n = 0
+        long_sent = self._long_sent
         for k in range(COUNT):
-            age = ticks.diff(now, changed[k])
-            if raw[k] != state[k]:
-                if age >= DEBOUNCE_MS:
-                    state[k] = raw[k]
-                    self._long_sent[k] = 0
-                    if raw[k]:
+            r = raw[k]
+            if r != state[k]:
+                if ticks.diff(now, changed[k]) >= DEBOUNCE_MS:
+                    state[k] = r
+                    long_sent[k] = 0
+                    if r:
                         self.events[n] = k
                         n += 1
-            elif state[k] and age >= LONG_MS and self._long_ok[k] and not self._long_sent[k]:
-                self._long_sent[k] = 1
+            elif r and self._long_ok[k] and not long_sent[k] \
+                    and ticks.diff(now, changed[k]) >= LONG_MS:
+                long_sent[k] = 1
                 self.events[n] = LONG | k
                 n += 1
         return n
-
-    def _sample(self, k, down, now):
-        d = 1 if down else 0
-        if d != self._raw[k]:
-            self._raw[k] = d
-            self._changed[k] = now
 
     def held(self, key):
         """Whether a key is down after debouncing (as of the last poll)."""
