@@ -5,7 +5,8 @@ import sys
 import engine_helpers as eh
 import files
 from box.journal import Journal
-from box.store import CutStore, Store
+from box.store import Store
+from cut_store import CutStore
 from tycoon import notation
 from tycoon.notation import NotationError, crc16, tagged, untag
 from tycoon.cards import becomes
@@ -112,6 +113,37 @@ def _journal_game(journal, name, upto=None):
 def test_crc16_check_value():
     assert crc16(b"123456789") == 0x29B1  # CRC-16/CCITT-FALSE reference value
     assert crc16(b"") == 0xFFFF
+
+
+def test_the_readers_byte_table_crc_is_the_writers_crc16():
+    # resuming checks tags with a byte table (notation._crc16), the box writes them with a
+    # nibble table (writer.crc16): every byte value, in every position, at many lengths
+    rng = eh.Lcg(16)
+    assert notation._crc16(b"123456789") == 0x29B1
+    for n in range(0, 300, 7):
+        data = bytes(rng.below(256) for _ in range(n))
+        assert notation._crc16(data) == crc16(data), data
+        assert notation._crc16(data, 0x1D0F) == crc16(data, 0x1D0F), data
+    every = bytes(range(256))
+    assert notation._crc16(every) == crc16(every)
+
+
+def test_pass_and_return_take_the_short_way_to_what_the_long_way_gives():
+    # 'S: pass' and 'S: return' have a fast path in parse_line; the same line written so that
+    # the general path reads it ('S:pass', extra spaces, capitals) parses the same
+    for seat in "0123456789":
+        for word in ("pass", "return"):
+            short = notation.parse_line("%s: %s" % (seat, word))
+            assert short[0] == "action" and short[3] == int(seat)
+            for other in ("%s:%s", "%s:  %s", " %s: %s", "%s: %s ", "%s:\t%s"):
+                assert notation.parse_line(other % (seat, word)) == short, other
+            assert notation.parse_line("%s: %s" % (seat, word.upper())) == short
+    for near in ("3: passs", "3: pas", "3; pass", "33: pass", "a: pass", "3: pass\x7f"):
+        try:
+            got = notation.parse_line(near)
+        except NotationError:
+            continue
+        assert got == notation.parse_line(near + " #"), near   # the general path's verdict
 
 
 def check(raw, index, strict=False):
