@@ -286,7 +286,8 @@ class VirtualBoard:
     """The virtual Pico: pins, bus, buzzer, clock and the host link, wired per the pin map.
 
     devices: I2C addresses that have a chip; held: names of keys down at power-up;
-    t0: the clock at power-up; step: ms that one idle() lets pass (the Pico sleeps 5 ms).
+    t0: the clock at power-up; step: ms that one idle() lets pass (the Pico sleeps 1 ms; 5 ms
+    here keeps simulations quick).
     """
 
     def __init__(self, pinmap, devices, held=(), t0=0, step=5):
