@@ -224,10 +224,22 @@ def test_undo_clears_an_entry_first():
 
 def test_flash_full_rejects_the_action():
     app, bus, clock, journal = started()
+    pwm = PWM()
+    app.buzzer = Buzzer(pwm, clock)
+    emitted = []
+    app.emit = emitted.append
     journal.fail = True
-    press(app, "3", "PLAY")
+    press(app, "3", "3", "PLAY")
     assert len(app.game) == 0
     assert screen(app, bus).startswith("FULL")
+    # the play was drawn before the journal failed: no accept tone, no state line, and the
+    # entry is back as it was keyed, so PLAY once there is room makes it
+    assert pwm.changes[-1] == (REJECT[0][0], 32768) and emitted == []
+    assert (app.nfaces, app.as_key, app.value) == (2, False, -1)
+    journal.fail = False
+    press(app, "PLAY")
+    assert len(app.game) == 1 and len(emitted) == 1
+    assert app.game.last_action()[2:] == ((3, 3), 3, False)
 
 
 def test_quick_reference_cycles_values_and_costs():

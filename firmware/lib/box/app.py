@@ -230,16 +230,25 @@ class App:
         except rules.IllegalAction as e:
             self._error(e.code, now)
             return
+        # The displays first, then the flash: the players see the play at once (appending to
+        # a journal takes milliseconds, an erase tens of them on a Pico). The beep and the
+        # state line wait for the journal; a cut before the line is on flash loses only this
+        # action, as a cut just before the key would.
+        nfaces, as_key, value = self.nfaces, self.as_key, self.value
+        self._clear_entry()
+        self._home()
+        self._announce(events, now)
+        self.redraw(now)
         try:
             self.journal.append(game)
         except OSError:
-            game.undo()  # not on flash, so not accepted
+            game.undo()  # not on flash, so not accepted: back to the entry as it was
+            self.nfaces, self.as_key, self.value = nfaces, as_key, value
+            self._home()
             self._error("flash-full", now)
             return
-        self._clear_entry()
+        self.buzzer.play(REVOLUTION if events & rules.REVOLUTION else ACCEPT, now)
         self._emit()
-        self._home()
-        self._announce(events, now)
 
     def _undo(self):
         game = self.game
@@ -306,7 +315,6 @@ class App:
         if events & (rules.OUT | rules.FORCED | rules.REVOLUTION):
             self.overlay = ANNOUNCE
             self.until = now + ANNOUNCE_MS
-        self.buzzer.play(REVOLUTION if events & rules.REVOLUTION else ACCEPT, now)
 
     def _emit(self):
         self.emit_due = True   # sent by key() once the displays are drawn
