@@ -146,6 +146,37 @@ def test_pass_and_return_take_the_short_way_to_what_the_long_way_gives():
         assert got == notation.parse_line(near + " #"), near   # the general path's verdict
 
 
+def test_box_lines_read_the_short_way_as_the_long_way_reads_them():
+    # Reader.feed_bytes reads a tagged 'S: pass' / 'S: return' line the short way; the text
+    # reader (Reader.feed) always takes the long way: the same record, line by line, gives the
+    # same game, line count, tag state and kind, and a damaged tag is refused by both
+    setup, steps = _game("long")
+    game = _new(setup)
+    lines = [tagged(i + 1, t) for i, t in enumerate(notation.header_text(game).split("\n")[:-1])]
+    for step in steps:
+        eh.apply(game, step)
+        lines.append(tagged(len(lines) + 1, notation.action_text(*game.last_action())[:-1]))
+    short = sum(1 for raw in lines if raw[3:7] in (b"pass", b"retu"))
+    assert short > 20
+    by_bytes, by_text = notation.Reader(), notation.Reader()
+    for raw in lines:
+        by_bytes.feed_bytes(raw)
+        by_text.feed(raw[:-1].decode())
+        assert (by_bytes.lineno, by_bytes.tagged, by_bytes.kind) == (
+            by_text.lineno, by_text.tagged, by_text.kind)
+        assert to_json(by_bytes.game) == to_json(by_text.game)
+    assert by_bytes.size == sum(len(raw) for raw in lines)
+    game = by_bytes.game
+    for raw in (b"1: pass  #~0000\n", b"1: return  #~0000\n"):
+        before = to_json(game)
+        try:
+            by_bytes.feed_bytes(raw)
+            assert False, raw
+        except NotationError as err:
+            assert err.message == "damaged checksum tag", raw
+        assert to_json(game) == before
+
+
 def check(raw, index, strict=False):
     try:
         return untag(raw.decode(), index, strict)[0]
