@@ -239,6 +239,8 @@ class App:
         self._home()
         self._announce(events, now)
         self.redraw(now)
+        for d in self.displays:
+            d.show()   # out on the bus now, not after the journal write
         try:
             self.journal.append(game)
         except OSError:
