@@ -568,8 +568,8 @@ def report_game(steps, game):
                                                               wall))
     print("\n4. Key press to the first display write, less the %d ms debounce" % DEBOUNCE_MS)
     worst = 0
-    for kind, label in (("face", "face, AS, DEL keys"), ("action", "PLAY / PASS (journal "
-                                                                   "written first)"),
+    for kind, label in (("face", "face, AS, DEL keys"), ("action", "PLAY / PASS (drawn, then "
+                                                                   "the journal line)"),
                         ("undo", "UNDO (an undo line written first)")):
         lp = [x - DEBOUNCE_MS for x in p.latency[kind]]
         lu = u.latency[kind]
@@ -587,10 +587,11 @@ def report_game(steps, game):
     erase = statistics.mean(r[0] for r in p.flash["action"])
     pages = statistics.mean(r[1] for r in p.flash["action"]) / 256
     print("   not in emulated time: the flash's own erase and program time; a typical "
-          "W25Q16JV (4 KB erase %.0f ms, page %.1f ms) would add about %.0f ms to a PLAY/PASS "
-          "(%.2f erases, %.1f pages)" % (ERASE_MS, PAGE_PROGRAM_MS,
-                                         erase * ERASE_MS + pages * PAGE_PROGRAM_MS, erase,
-                                         pages))
+          "W25Q16JV (4 KB erase %.0f ms, page %.1f ms) would take about %.0f ms a PLAY/PASS "
+          "(%.2f erases, %.1f pages): after the displays show it, so it delays the next key "
+          "instead, and an UNDO's display by as much" % (
+              ERASE_MS, PAGE_PROGRAM_MS, erase * ERASE_MS + pages * PAGE_PROGRAM_MS, erase,
+              pages))
 
     print("\n5. I2C bytes per key press over the game, from the setup's last key to the end")
     ratios = []

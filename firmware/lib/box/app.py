@@ -239,8 +239,7 @@ class App:
         self._home()
         self._announce(events, now)
         self.redraw(now)
-        for d in self.displays:
-            d.show()   # out on the bus now, not after the journal write
+        self._show()
         try:
             self.journal.append(game)
         except OSError:
@@ -257,14 +256,23 @@ class App:
         if game is None or not len(game):
             self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
-        try:
-            self.journal.undo(game)   # on flash first: one 'undo' line appended
-        except OSError:
-            self._error("flash-full", self.clock())   # the action stays, as on the flash
-            return
+        # As for PLAY and PASS, the displays first: the game one action back is drawn and
+        # sent; then the action is made again, since the journal takes an UNDO of the game's
+        # last action, and taken back for good once the 'undo' line is on flash.
+        kind, seat, faces, value, explicit = game.last_action()
         game.undo()
         self._home()
         self._clear_entry()
+        self.redraw()
+        self._show()
+        game.apply(kind, faces, value if explicit else None, seat)
+        try:
+            self.journal.undo(game)   # one 'undo' line appended
+        except OSError:
+            self._home()
+            self._error("flash-full", self.clock())   # the action stays, as on the flash
+            return
+        game.undo()
         self._emit()
 
     def _clear_entry(self):
@@ -333,6 +341,11 @@ class App:
             self.page = 0
         self.page_at = self.clock() if now is None else now
         self._flush()
+
+    def _show(self):
+        """Send what was drawn to the displays now (the main loop would, after this key)."""
+        for d in self.displays:
+            d.show()
 
     def shown(self):
         """How many displays the panels are shared out over: those that answer (all of them
