@@ -570,13 +570,13 @@ def report_game(steps, game):
     worst = 0
     for kind, label in (("face", "face, AS, DEL keys"), ("action", "PLAY / PASS (drawn, then "
                                                                    "the journal line)"),
-                        ("undo", "UNDO (an undo line written first)")):
+                        ("undo", "UNDO (drawn, then the undo line)")):
         lp = [x - DEBOUNCE_MS for x in p.latency[kind]]
         lu = u.latency[kind]
         if not lp:
             continue
         worst = max(worst, max(lp))
-        print("   %-38s Pico median %4.1f ms, max %4.1f ms (%d presses): %s  |  unix port: "
+        print("   %-42s Pico median %4.1f ms, max %4.1f ms (%d presses): %s  |  unix port: "
               "press to write %.0f-%.0f ms virtual" % (
                   label, statistics.median(lp), max(lp), len(lp),
                   verdict(max(lp) <= GOAL_KEY_MS), min(lu), max(lu)))
@@ -588,8 +588,8 @@ def report_game(steps, game):
     pages = statistics.mean(r[1] for r in p.flash["action"]) / 256
     print("   not in emulated time: the flash's own erase and program time; a typical "
           "W25Q16JV (4 KB erase %.0f ms, page %.1f ms) would take about %.0f ms a PLAY/PASS "
-          "(%.2f erases, %.1f pages): after the displays show it, so it delays the next key "
-          "instead, and an UNDO's display by as much" % (
+          "(%.2f erases, %.1f pages), and an UNDO about as much: after the displays show it, so "
+          "it delays the key after it instead" % (
               ERASE_MS, PAGE_PROGRAM_MS, erase * ERASE_MS + pages * PAGE_PROGRAM_MS, erase,
               pages))
 
