@@ -28,6 +28,7 @@ sys.path.insert(0, LIB)
 sys.path.insert(0, ROOT)
 
 from tycoon import notation, writer  # noqa: E402
+from tycoon.game import SNAP_EVERY  # noqa: E402
 from tycoon.game import Game, IllegalAction  # noqa: E402
 from host_tools.device.build import stage  # noqa: E402
 
@@ -165,8 +166,8 @@ def main(argv=None):
           % (mp["boot_heap"], abs(mp["boot_heap"] - BUDGET_HEAP),
              "more" if mp["boot_heap"] > BUDGET_HEAP else "less"))
     print("  steady state, the reader let go: the engine kept + the live game %d B" % steady)
-    print("  undo of the last action at %d actions (last snapshot, then < 32 actions replayed): CPython %.0f us, MicroPython %.0f us"
-          % (len(kinds), cp["undo_us"], mp["undo_us"]))
+    print("  undo of the last action at %d actions (last snapshot, then < %d actions replayed): CPython %.0f us, MicroPython %.0f us"
+          % (len(kinds), SNAP_EVERY, cp["undo_us"], mp["undo_us"]))
     print("  engine .mpy (mpy-cross -march=armv6m): %d B (%s)"
           % (size, ", ".join("%s %d" % kv for kv in sorted(sizes.items()))))
     checks = (

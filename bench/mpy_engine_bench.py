@@ -120,7 +120,7 @@ def main(path, journal):
     assert state.to_json(held) == reference == state.to_json(booted)
     assert len(fresh) == 0
     undo_times = []
-    for _ in range(5):   # undo the last action of the long game (a snapshot and < 32 actions replayed), then redo it
+    for _ in range(5):   # undo the last action of the long game (a snapshot and < SNAP_EVERY actions replayed), then redo it
         kind, seat, faces, value, explicit = actions[-1]
         t0 = ticks_us()
         held.undo()

@@ -34,7 +34,10 @@ EXPANSIONS = ("none", "gh2", "gh4")
 _BASE_DECK = const(56)
 MAX_PLAY = const(5)
 _MAX_STICKS = const(9999)
-SNAP_EVERY = const(32)
+# Actions between two undo snapshots: an undo replays at most SNAP_EVERY - 1 of them. 16 keeps
+# an UNDO's display within 20 ms of the key on a Pico (docs/performance.md) for 4 bytes a seat
+# and 30 more every 16 actions.
+SNAP_EVERY = const(16)
 _BASE_VALUES = const(16)   # values 0-F; the G/H expansion adds G and H
 _PLAYERS_MIN = const(2)
 _PLAYERS_MAX = const(8)
