@@ -253,13 +253,14 @@ class App:
 
     def _undo(self):
         game = self.game
-        if game is None or not len(game):
+        last = None if game is None else game.last_action()
+        if last is None:
             self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
         # As for PLAY and PASS, the displays first: the game one action back is drawn and
         # sent; then the action is made again, since the journal takes an UNDO of the game's
         # last action, and taken back for good once the 'undo' line is on flash.
-        kind, seat, faces, value, explicit = game.last_action()
+        kind, seat, faces, value, explicit = last
         game.undo()
         self._home()
         self._clear_entry()
