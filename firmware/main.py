@@ -6,7 +6,7 @@ stops the app and the watchdog too, so mpremote can work on a running box.
 """
 import os
 
-from box import hw_pico, runtime
+from box import hw_pico, pins, runtime
 
 
 def _flag_file():
@@ -18,15 +18,18 @@ def _flag_file():
 
 
 def main():
-    hw = hw_pico.build()
-    if _flag_file() or runtime.maintenance(hw):
+    m = pins.load()   # read once (about 9 ms on a Pico) for the board, the check and the app
+    hw = hw_pico.build(m)
+    if _flag_file() or runtime.maintenance(hw, m):
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
         return
     # Any other error ends the loop with a traceback; the watchdog then restarts the box,
     # which resumes the game from its journal.
     hw.watchdog(8000)
     try:
-        runtime.run(hw)
+        app = runtime.start(hw, m)
+        m = None   # the map's 2.4 KB of heap go back once the parts are built
+        runtime.loop(hw, app)
     except KeyboardInterrupt:
         # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
         hw.stop_watchdog()

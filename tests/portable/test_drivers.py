@@ -1,7 +1,7 @@
 """Drivers (font, HT16K33, keys, buzzer, pin map) against fake hardware; CPython and MicroPython."""
 import sys
 
-from box import buzzer, font, keys, pins
+from box import buzzer, font, keys, pincheck, pins
 from box.ht16k33 import HT16K33, RETRY_MS
 
 MPY = sys.implementation.name == "micropython"
@@ -554,8 +554,8 @@ def _map_path():
 
 def test_pin_map_is_consistent():
     m = pins.load(_map_path())
-    assert pins.problems(m) == []
-    gpios = [g for g, _ in pins.used(m)]
+    assert pincheck.problems(m) == []
+    gpios = [g for g, _ in pincheck.used(m)]
     assert len(gpios) == len(set(gpios)) == 19
     assert pins.addresses(m) == [0x70, 0x71, 0x72, 0x73]
     assert [n for n, _ in pins.buttons(m)] == list(BUTTON_NAMES)
@@ -572,6 +572,6 @@ def test_pin_map_problems_are_found():
     m["displays"][1]["address"] = 0x70
     m["keypad"]["legend"][3] = "E0FF"
     m["buzzer"] = None
-    errs = pins.problems(m)
+    errs = pincheck.problems(m)
     assert len(errs) == 5, errs
     assert pins.buzzer_gpio(m) is None

@@ -41,7 +41,11 @@ def start(hw, pinmap=None):
 def run(hw, pinmap=None):
     """Boot the app and loop forever. (The web page, which cannot loop, calls start() and then
     app.step() from a timer.)"""
-    app = start(hw, pinmap)
+    loop(hw, start(hw, pinmap))
+
+
+def loop(hw, app):
+    """The main loop of a booted app, forever."""
     while True:
         app.step()
         hw.idle()

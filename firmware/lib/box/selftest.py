@@ -7,7 +7,7 @@ archive. The I2C scan runs only when a board object `hw` is given.
 """
 import os
 
-from box import pins
+from box import pincheck, pins
 from box.ht16k33 import HT16K33
 from box.journal import Journal
 from box.store import Store
@@ -111,7 +111,7 @@ def pinmap(hw):
         raise Failed("no pinmap.json on the board")
     except ValueError:
         raise Failed("pinmap.json is not valid JSON")
-    bad = pins.problems(m)
+    bad = pincheck.problems(m)
     need(not bad, "; ".join(bad))
     return "%d displays, %d buttons, no problems" % (len(pins.addresses(m)), len(m["buttons"]))
 
