@@ -47,7 +47,7 @@ pico-js:
 test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 typecheck: $(STAMP)
 	$(BIN)/pyright -p pyrightconfig.json

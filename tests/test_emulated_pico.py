@@ -414,7 +414,7 @@ def cut_through(ops, states, rng, wanted):
     return cuts
 
 
-def test_power_cuts_between_flash_operations(capsys):
+def test_power_cuts_between_flash_operations(say_count):
     """Cut the power before a random flash erase/program of an operation, boot a fresh chip
     with the same flash: the game is the state before or after that operation (at most the
     action in flight is lost), and keying the rest of the game from there ends right.
@@ -429,8 +429,6 @@ def test_power_cuts_between_flash_operations(capsys):
         assert got > 0
         survived += got
         rounds += 1
-    with capsys.disabled():
-        print("\nemulated Pico: %d power cuts between flash erase/program operations, "
-              "%d survived (%d rounds of the scenario, seed %d)" % (survived, survived, rounds,
-                                                                     CUT_SEED))
+    say_count("emulated Pico: %d power cuts between flash erase/program operations, %d survived "
+              "(%d rounds of the scenario, seed %d)" % (survived, survived, rounds, CUT_SEED))
     assert survived >= CUTS

@@ -103,7 +103,7 @@ def reference_units(ops, states):
     return units
 
 
-def test_power_cuts_at_random_moments(capsys):
+def test_power_cuts_at_random_moments(say_count):
     ops, states = scenario(4)
     units = reference_units(ops, states)
     assert all(u > 0 for u in units)
@@ -160,8 +160,7 @@ def test_power_cuts_at_random_moments(capsys):
         with open(os.path.join(folder, "game-001.txt")) as f:
             game, error = notation.load(f.read().splitlines())
         assert error is None and notation.write(game) == states[second][1]
-    with capsys.disabled():   # the count shows in every test run, not only with -s
-        print("\npower cuts survived: %d/%d (%d inside flash writes, %d during resume)" % (
-            cuts, cuts, torn, repairs_cut))
+    say_count("power cuts survived: %d/%d (%d inside flash writes, %d during resume)" % (
+        cuts, cuts, torn, repairs_cut))
     assert cuts >= MIN_CUTS
     assert torn > 50

@@ -7,13 +7,12 @@ from record_fuzz import KINDS, OUTCOMES, check
 COUNT = 2500
 
 
-def test_fuzzed_records_same_verdict_on_both_runtimes(capsys):
+def test_fuzzed_records_same_verdict_on_both_runtimes(say_count):
     counts, differ, first = check(COUNT, seed=20240611)
     assert differ == 0, first
     assert sum([counts[k] for k in KINDS]) == COUNT
     assert sum([counts[k] for k in OUTCOMES]) == COUNT
     for outcome in OUTCOMES:
         assert counts[outcome] > 20, counts   # every verdict is reached, not only errors
-    with capsys.disabled():
-        print("\nfuzzed records: %d judged alike on CPython and MicroPython (%s)" % (
-            COUNT, ", ".join(["%s %d" % (k, counts[k]) for k in OUTCOMES])))
+    say_count("fuzzed records: %d judged alike on CPython and MicroPython (%s)" % (
+        COUNT, ", ".join(["%s %d" % (k, counts[k]) for k in OUTCOMES])))

@@ -202,6 +202,10 @@ class Terminal:
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         env = dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        # the size is the pty's (curses would take COLUMNS and LINES over it, and pytest-xdist
+        # workers have them set)
+        env.pop("COLUMNS", None)
+        env.pop("LINES", None)
         argv = [sys.executable, "-m", "host_tools.cli", "sim"] + list(args)
         pid, fd = pty.fork()
         if pid == 0:  # the child: become the program
@@ -247,13 +251,20 @@ class Terminal:
         return "\n".join(self.screen.display)
 
     def wait_for(self, predicate, seconds=15.0):
-        """Pump until predicate(self) holds; fails the test with the screen otherwise."""
+        """Pump until predicate(self) holds; fails the test with the screen otherwise. A
+        screen caught in the middle of a redraw (Torn) is not a match yet."""
         end = time.monotonic() + seconds
+        torn = None
         while time.monotonic() < end:
             self.pump(0.1)
-            if predicate(self):
-                return
-        raise AssertionError("screen never matched:\n" + self.text())
+            try:
+                if predicate(self):
+                    return
+                torn = None
+            except Torn as e:
+                torn = e
+        raise AssertionError("screen never matched%s:\n%s" % (
+            "" if torn is None else " (a segment still half drawn: %s)" % torn, self.text()))
 
     def wait_exit(self, seconds=10.0):
         end = time.monotonic() + seconds
@@ -293,7 +304,9 @@ class Terminal:
             masks, colon = [0, 0, 0, 0], False
             for (digit, bit), cells in segments.items():
                 fgs = {self.screen.buffer[y0 + y][x0 + x].fg for y, x in cells}
-                assert fgs in ({LIT_FG}, {UNLIT_FG}), (label, digit, bit, fgs)
+                if fgs not in ({LIT_FG}, {UNLIT_FG}):
+                    # every cell of a segment in one of the two colours, once the frame is in
+                    raise Torn((label, digit, bit, fgs))
                 if fgs == {LIT_FG}:
                     if digit < 0:
                         colon = True
@@ -304,6 +317,10 @@ class Terminal:
 
     def readings(self):
         return [reading(m, c) for m, c in self.displays()]
+
+
+class Torn(Exception):
+    """The screen was read in the middle of a redraw: a segment's cells differ in colour."""
 
 
 def segment_cells(w, h):
@@ -420,7 +437,7 @@ def test_resizing_redraws_and_small_terminals_fall_back_to_text(term):
         t.resize(cols, rows)
         t.pump(0.5)
         if cols >= 40:
-            assert "SIMULATION" in t.screen.display[0], (cols, rows, t.text())
+            t.wait_for(lambda t: "SIMULATION" in t.screen.display[0])
         if tui.layout(cols, rows, 4)["size"] is None and rows >= 2 and cols >= 12:
             t.wait_for(lambda t: "1[1-5 ]" in t.text())
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
@@ -487,8 +504,7 @@ def test_the_buzzer_shows_on_the_status_line(term):
     t = term()
     t.wait_for(lambda t: t.readings()[0] == word("PL 4"))
     t.keys("9")                    # 9 players: refused with the low tone
-    t.wait_for(lambda t: "♪ low tone: refused" in t.text())
-    assert t.readings()[0] == word("PL 4")
+    t.wait_for(lambda t: "♪ low tone: refused" in t.text() and t.readings()[0] == word("PL 4"))
     t.keys(START)
     t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
     t.wait_for(lambda t: "♪" not in t.text(), seconds=5)
@@ -513,8 +529,8 @@ def test_unplugging_a_display_draws_it_dim_with_a_note(term):
     t.keys(START)
     t.wait_for(lambda t: t.readings()[1] == word("P1 F"))
     t.send("\x1bOQ")   # F2: display 2 off the bus
-    t.wait_for(lambda t: "unplugged" in t.screen.display[2])
-    assert t.displays()[1] == ([0, 0, 0, 0], False)
+    t.wait_for(lambda t: "unplugged" in t.screen.display[2]
+               and t.displays()[1] == ([0, 0, 0, 0], False))
     assert "Display 2 unplugged" in t.text()
     t.keys("5")         # the entry goes to display 2: its write fails, the firmware notices
     t.send("\x1bOQ")   # plugged back in: the firmware sets it up again within a second
