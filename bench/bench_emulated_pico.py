@@ -68,11 +68,12 @@ HEAP_PROBE = b'''# bench only: main.py's app, booted as main.py boots it, then i
 import gc
 gc.collect()
 base = gc.mem_alloc()
-from box import hw_pico, runtime
-hw = hw_pico.build()
-app = runtime.build(hw)
-hw.app = app
-app.boot()
+from box import hw_pico, pins, runtime
+def start():   # as main.py: the map read once, let go once the parts are built
+    m = pins.load()
+    hw = hw_pico.build(m)
+    return hw, runtime.start(hw, m)
+hw, app = start()
 for _ in range(40):
     app.step()
     hw.idle()
