@@ -18,7 +18,7 @@ def _flag_file():
 
 
 def main():
-    m = pins.load()   # read once (about 9 ms on a Pico) for the board, the check and the app
+    m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
     hw = hw_pico.build(m)
     if _flag_file() or runtime.maintenance(hw, m):
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
