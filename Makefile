@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico
 
 all: test
 
@@ -46,8 +46,15 @@ pico-js:
 
 test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
+	$(BIN)/python -m host_tools.device.image
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest -n auto
+
+# The firmware image a maker drags onto a Pico: dist/matchbox-pico.uf2, the committed base
+# firmware (firmware/board/) with the box's code compiled into its ROMFS partition. No C
+# toolchain needed.
+uf2: $(STAMP)
+	$(BIN)/python -m host_tools.device.image
 
 typecheck: $(STAMP)
 	$(BIN)/pyright -p pyrightconfig.json
@@ -82,5 +89,11 @@ power-cuts-pico: $(STAMP) pico-js
 	echo "power-cuts-pico: seed 7 run exit $$first, seed 8 run exit $$second"; \
 	test $$first = 0 && test $$second = 0
 
+# Soak: a ROMFS deploy (`matchbox flash` onto a box with an older image) cut by the power before
+# each of its flash erases and programs in turn; every cut must leave a box that says what to do,
+# and flashing again must bring back its game. Prints nothing but pytest's summary.
+romfs-cuts-pico: $(STAMP) pico-js
+	MATCHBOX_ROMFS_CUTS=all $(BIN)/pytest tests/test_emulated_image.py -k deploy_cut -p no:cacheprovider -q
+
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
+	rm -rf $(VENV) build dist .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
