@@ -1,7 +1,9 @@
 """`matchbox doctor`: check a connected box step by step and say what to do about each problem.
 
 1. connection: the board answers as MicroPython (the errors of `matchbox flash`);
-2. firmware: box.version on the board against this checkout, main.py and pinmap.json there;
+2. firmware: which firmware runs (stock MicroPython with the box's code on littlefs, or
+   Matchbox's own image: its base and ROMFS image sha256 against this checkout's, and the file
+   each box module is imported from), box.version against this checkout, the pin map;
 3. self-test: box.selftest.run() on the board;
 4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
@@ -13,6 +15,7 @@ watchdog) and resets it; at the end it removes the file and resets again, so the
 back to its game. Exit status 0 when everything checked is OK, 1 otherwise.
 """
 import errno
+import hashlib
 import json
 import os
 import re
@@ -24,13 +27,13 @@ import serial
 from mpremote.transport import TransportError, TransportExecError
 
 from host_tools import FIRMWARE, HARDWARE
-from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect
+from host_tools.device import build, image, romfs_board
+from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
-REBOOT_WAIT = 20.0  # seconds for a Pico to come back on USB after machine.reset()
 LOST = (TransportError, serial.SerialException, OSError)
 
 
@@ -141,18 +144,6 @@ def _has(board, module, name):
         return False
 
 
-def _reconnect(port, timeout, wait=REBOOT_WAIT):
-    """Connect again after the board reset itself (its USB port goes away for a while)."""
-    deadline = time.monotonic() + wait
-    while True:
-        time.sleep(0.5)
-        try:
-            return connect(port, timeout=timeout)
-        except BoardError:
-            if time.monotonic() > deadline:
-                raise
-
-
 def enter_maintenance(board, port, timeout, report):
     """Leave the flag file and, where the board can reset (a Pico), reset it so that it comes
     back without app and watchdog. Returns the board to talk to from now on."""
@@ -165,12 +156,14 @@ def enter_maintenance(board, port, timeout, report):
             raise
         raise BoardError("the board's flash is full: doctor cannot leave its maintenance flag; free "
                          "space (`matchbox pull`, then delete old games) and try again") from None
-    if board.file_size("/main.py") is None or not _has(board, "machine", "reset"):
+    part = romfs_board.query(board)
+    runs_app = board.file_size("/main.py") is not None or (part is not None and part.frozen_main)
+    if not runs_app or not _has(board, "machine", "reset"):
         return board  # no app to stop, or a board without reset (the virtual Pico runs no main.py)
     report.note("restarting the board in maintenance mode (app and watchdog off)...")
     board.restart(hard=True)
     board.close()
-    return _reconnect(port, timeout)
+    return reconnect(port, timeout)
 
 
 def leave_maintenance(board, port, timeout, report):
@@ -312,10 +305,18 @@ class Checks:
     def firmware_check(self):
         r = self.report
         want = local_version(self.firmware)
+        part = romfs_board.query(self.board)
+        if part is not None:
+            self.image_check(part)
         out = self.board.run("try:\n import box.version as _dr_v\n print('VERSION', _dr_v.VERSION)\n"
                                  "except ImportError:\n print('MISSING')")
         found = re.search(r"^VERSION (\S+)", out, re.M)
-        missing = [p[1:] for p in ("/main.py", "/pinmap.json") if self.board.file_size(p) is None]
+        needed = []
+        if part is None or not part.frozen_main:
+            needed.append("/main.py")
+        if part is None or not part.sha256:
+            needed.append("/pinmap.json")   # an image carries the default pin map in /rom
+        missing = [p[1:] for p in needed if self.board.file_size(p) is None]
         if not found or missing:
             what = "no Matchbox firmware on the board" if not found else "the firmware is incomplete (%s missing)" % ", ".join(missing)
             r.problem("%s: run `matchbox flash`" % what)
@@ -323,17 +324,48 @@ class Checks:
         problems = []
         if found.group(1) != want:
             problems.append("the board runs firmware %s, this checkout has %s" % (found.group(1), want))
+        path = "/pinmap.json" if self.board.file_size("/pinmap.json") is not None else "/rom/pinmap.json"
         try:
-            theirs = json.loads(self.board.read_file("/pinmap.json").decode("utf-8", "replace"))
+            theirs = json.loads(self.board.read_file(path).decode("utf-8", "replace"))
         except ValueError:
             theirs = None
         if theirs != self.pinmap:
-            problems.append("the board's pinmap.json differs from hardware/pinmap.json")
+            problems.append("the board's %s differs from hardware/pinmap.json" % path[1:])
         if problems:
             r.problem("; ".join(problems) + ": run `matchbox flash`")
         else:
             r.ok("version %s, the same as this checkout (pin map too)" % want)
         return True
+
+    def image_check(self, part):
+        """Which image the board runs: its base, its ROMFS image, where each module is from."""
+        r = self.report
+        base = "Matchbox's own image" if part.frozen_main else "a MicroPython with ROMFS"
+        version = ".".join(str(v) for v in self.board.info()["version"][:3])
+        if not part.sha256:
+            r.problem("%s (MicroPython %s, board %s) with no valid ROMFS image: the box's code "
+                      "is missing; run `matchbox flash`" % (base, version, part.build))
+            return
+        try:
+            data, files = image.romfs_image(self.firmware)
+            ours = hashlib.sha256(data).hexdigest()
+        except build.BuildError:
+            ours = None
+        same = ("the same as this checkout's" if ours == part.sha256 else
+                "this checkout's differs: run `matchbox flash`")
+        r.note("firmware: %s, MicroPython %s (board %s); ROMFS image %d bytes, sha256 %s (%s)"
+               % (base, version, part.build, part.image_bytes, part.sha256, same))
+        modules = sorted(name[4:-4].replace("/", ".") for name, _ in files
+                         if name.startswith("lib/") and name.endswith(".mpy")) if ours else []
+        found = romfs_board.imported_from(self.board, modules)
+        where = {}
+        for module, path in sorted(found.items()):
+            where.setdefault(path.rsplit("/", 1)[0] if "/" in path else path, []).append(module)
+        for folder, names in sorted(where.items()):
+            r.note("  %d box modules from %s: %s" % (len(names), folder, " ".join(names)))
+        if ours == part.sha256 and any(not f.startswith("/rom/") for f in found.values()):
+            r.problem("some box modules are not imported from the ROMFS image (see above): "
+                      "run `matchbox flash`")
 
     def selftest(self):
         r = self.report

@@ -20,6 +20,7 @@ from mpremote.transport_serial import SerialTransport
 
 RASPBERRY_PI_VID = 0x2E8A
 CONNECT_TIMEOUT = 10.0
+REBOOT_WAIT = 20.0  # seconds for a Pico to come back on USB after machine.reset()
 READ_TIMEOUT = 2  # a blocking serial read gives up after this (mpremote waits forever on a pty)
 BUSY_RETRIES = 5
 CHUNK = 768  # bytes per write command (base64 keeps the command short and exact)
@@ -103,6 +104,18 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
             "%s does not answer as MicroPython (no raw REPL within %gs): is MicroPython "
             "installed, and does main.py let Ctrl-C stop it?" % (port, timeout)) from None
     return board
+
+
+def reconnect(port, timeout=CONNECT_TIMEOUT, wait=REBOOT_WAIT):
+    """Connect again after the board reset itself (a Pico's USB port goes away for a while)."""
+    deadline = time.monotonic() + wait
+    while True:
+        time.sleep(0.5)
+        try:
+            return connect(port, timeout=timeout)
+        except BoardError:
+            if time.monotonic() > deadline:
+                raise
 
 
 class SerialBoard:
