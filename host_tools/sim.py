@@ -1,7 +1,8 @@
 """`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box), or with
-`--pico` on the emulated Pico (host_tools.virtual.emulated_pico: the Pico's MicroPython on an
-emulated RP2040); without Node, rp2040js, the UF2 or the boot ROM `--pico` exits 1 with one
-line saying what is missing.
+`--pico` on the emulated Pico (host_tools.virtual.emulated_pico: an emulated RP2040 running
+the box's own firmware image, or the UF2 given with `--uf2 PATH` on a blank flash); without
+Node, rp2040js or the boot ROM, or with a UF2 that is not one, `--pico` exits 1 with one line
+saying what is missing.
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
 JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}. With
@@ -40,6 +41,10 @@ def add_arguments(parser):
     parser.add_argument("--pico", action="store_true",
                         help="run on the emulated RP2040 (the Pico's MicroPython in rp2040js, "
                              "docs/emulated-pico.md) instead of the unix port")
+    parser.add_argument("--uf2", metavar="PATH",
+                        help="with --pico: boot this UF2 on a blank flash (default: the box's own "
+                             "image as `make uf2` makes it; stock MicroPython gets the firmware "
+                             "files on littlefs, as `matchbox flash` copies them)")
     parser.add_argument("--flash", metavar="DIR",
                         help="interactive: keep the box's flash in DIR (created if missing), "
                              "so a game survives restarting the simulator")
@@ -108,6 +113,10 @@ def interactive(args):
 def run(args):
     if args.stream and not args.headless:
         print("matchbox sim: --stream needs --headless", file=sys.stderr)
+        return 2
+    if args.uf2 and not args.pico:
+        print("matchbox sim: --uf2 goes with --pico (the emulated RP2040 boots the UF2)",
+              file=sys.stderr)
         return 2
     if args.pico and args.flash:
         print("matchbox sim: --flash keeps a folder for the unix port; the emulated Pico "

@@ -1,11 +1,13 @@
-"""The untouched firmware on the Pico's own MicroPython (RPI_PICO v1.28.0) on an emulated RP2040
-(rp2040js), against the same firmware on the unix port's virtual box.
+"""The box's own firmware image (`make uf2`: MicroPython v1.28.0 with the box's code in ROMFS) on
+an emulated RP2040 (rp2040js), against the same firmware on the unix port's virtual box; and a
+smaller set on stock MicroPython (RPI_PICO v1.28.0) with the code on littlefs.
 
 One emulated board and one virtual box are booted once and driven with the same keys, game
 after game; after every key their display RAM must be the same bytes, and after every game
 their journals (read out of the emulated littlefs) the same text. Then a game whose journal
-`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C.
-Figures are emulated time (an estimate of a Pico, not a measurement of one).
+`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C, a new
+image dragged onto a box mid-game, `matchbox flash` onto both kinds of board, and a ROMFS
+deploy cut by the power. Figures are emulated time (an estimate of a Pico, not a measurement).
 """
 import json
 import os
@@ -21,6 +23,8 @@ from host_tools.virtual import emulated_pico as ep
 REASON = ep.missing()
 if REASON:
     pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
+STOCK = ep.missing(ep.stock_uf2())
+needs_stock = pytest.mark.skipif(STOCK is not None, reason="stock MicroPython: %s" % STOCK)
 
 import engine_helpers as eh  # noqa: E402
 from box.app import ERRORS  # noqa: E402
@@ -259,9 +263,7 @@ except OSError:
 def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
     setup = (3, 1, "none", 5, 6, [4, 3, 4])
     _keys, game = game_keys(setup, 2, actions=6)
-    files = ep.firmware_files()
-    files["boot.py"] = HANG_ONCE
-    files["hang-once"] = b""
+    files = {"boot.py": HANG_ONCE, "hang-once": b""}   # the image: nothing else on littlefs
     files["games/current.txt"] = notation.write(game).encode()
     with ep.EmulatedPico(files=files) as pico:
         assert pico.boot() == "running"
@@ -286,14 +288,15 @@ def matchbox(*argv, timeout=300):
                           capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
+@needs_stock
 def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
-    """The real path onto a blank emulated Pico: `matchbox flash` over mpremote through a
-    pseudo-terminal bridged to the USB CDC, the hard reset after it runs the flashed main.py,
-    a game keyed on GPIO, `matchbox pull`, `replay` and `report` on what came back, then
-    `matchbox doctor` (without the key walk, which needs a person)."""
+    """The stock path onto a Pico with only MicroPython on it: `matchbox flash` over mpremote
+    through a pseudo-terminal bridged to the USB CDC, the hard reset after it runs the flashed
+    main.py, a game keyed on GPIO, `matchbox pull`, `replay` and `report` on what came back,
+    then `matchbox doctor` (without the key walk, which needs a person)."""
     setup = (2, 1, "none", 5, 6, [3, 3])
     keys, game = game_keys(setup, 3, actions=30)
-    with ep.EmulatedPico(files={}) as pico:
+    with ep.EmulatedPico(files={}, uf2=ep.stock_uf2()) as pico:
         pico.boot(wait_lit=False)
         pico.advance(500)
         with ep.PicoPty(pico) as bridge:

@@ -135,11 +135,11 @@ def test_parse_keys():
 
 
 def test_pico_without_the_emulator_says_what_is_missing_in_one_line(tmp_path):
-    # runs everywhere: the UF2 is pointed at a file that is not there (or Node is missing)
+    # runs everywhere: --uf2 names a file that is not there (or Node is missing)
     uf2 = str(tmp_path / "none.uf2")
     proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "sim", "--headless", "--pico",
-                           "--keys", "3"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, env=dict(os.environ, MATCHBOX_PICO_UF2=uf2))
+                           "--uf2", uf2, "--keys", "3"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
     assert proc.returncode == 1 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr

@@ -7,9 +7,12 @@ streamed here and fed to one `VirtualHT16K33` per display address (the same mode
 unix-port virtual box uses), keys are nets Node resolves from the set pressed here, the USB
 CDC serial (the REPL) is streamed both ways, and flash erase/program operations are counted.
 
-The firmware reaches the emulated flash as a littlefs image built here (PyPI littlefs-python)
-from the tree `matchbox flash` copies (host_tools.build.stage()). Time is emulated: advance(ms)
-runs the chip for ms of its own clock, which is an estimate of a Pico's, not a measurement.
+Which firmware: by default the box's own image (`make uf2`: MicroPython with the box's code in
+ROMFS, built here from the code as it stands), on a blank littlefs, as a maker's Pico gets it.
+Given stock MicroPython (`uf2=stock_uf2()`, RPI_PICO v1.28.0), the tree `matchbox flash`
+copies (host_tools.device.build.stage()) is put on its littlefs instead, as a littlefs image
+built here (PyPI littlefs-python). Time is emulated: advance(ms) runs the chip for ms of its
+own clock, which is an estimate of a Pico's, not a measurement.
 
     with EmulatedPico() as box:
         box.boot()
@@ -51,8 +54,34 @@ class PicoError(BoxError):
     """The emulator misbehaved: Node ended, stopped answering, or the chip stopped."""
 
 
-def uf2_path():
+def stock_uf2():
+    """Stock MicroPython for the Pico (RPI_PICO v1.28.0): MATCHBOX_PICO_UF2 or .cache/pico/."""
     return os.environ.get("MATCHBOX_PICO_UF2") or os.path.join(CACHE, UF2_NAME)
+
+
+_image = {}
+
+
+def own_image():
+    """The box's own firmware image as `make uf2` makes it, built once per process from the
+    code as it stands (into a temporary folder): the image a maker drags onto a Pico."""
+    if "path" not in _image:
+        from host_tools.device import image
+        data, _facts = image.make_uf2()
+        folder = tempfile.mkdtemp(prefix="matchbox-uf2-")
+        path = os.path.join(folder, "matchbox-pico.uf2")
+        with open(path, "wb") as f:
+            f.write(data)
+        _image["path"] = path
+    return _image["path"]
+
+
+def carries_box(uf2):
+    """True when the UF2 carries the box's code in a ROMFS image (an image of ours), False for
+    one that needs the code on littlefs (stock MicroPython)."""
+    from host_tools.device import image
+    with open(uf2, "rb") as f:
+        return image.romfs_in_uf2(f.read()) is not None
 
 
 def bootrom_path():
@@ -69,18 +98,20 @@ def _shown(path):
     return path if rel.startswith("..") else rel
 
 
-def missing():
-    """None when the emulated Pico can run here, else one line saying what is missing and how
-    to get it."""
+def missing(uf2=None):
+    """None when the emulated Pico can run here (with the UF2 at `uf2`; None: the box's own
+    image, which needs nothing more), else one line saying what is missing and how to get it."""
     if not node():
         return "Node.js 18+ is not installed (needed for the emulated RP2040: install nodejs)"
     if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "rp2040js")):
         return ("rp2040js is not installed: run `npm ci` in host_tools/virtual/rp2040js "
                 "(make test does it when node is present)")
-    if not os.path.isfile(uf2_path()):
+    if uf2 is not None and not os.path.isfile(uf2):
+        if uf2 != stock_uf2():
+            return "no UF2 at %s" % _shown(uf2)
         return ("no MicroPython UF2 at %s: download RPI_PICO v1.28.0 (%s) from "
                 "https://micropython.org/download/RPI_PICO/ and put it there or set "
-                "MATCHBOX_PICO_UF2" % (_shown(uf2_path()), UF2_NAME))
+                "MATCHBOX_PICO_UF2" % (_shown(uf2), UF2_NAME))
     if not os.path.isfile(bootrom_path()):
         return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
                 "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
@@ -145,22 +176,27 @@ def firmware_files(source=False):
 
 
 class EmulatedPico(Inputs):
-    """One emulated box. `files`: the filesystem to start from ({path: bytes}; default the
-    staged firmware); `devices`: display addresses fitted (default: all of the pin map);
-    `timeout`: wall seconds to wait for Node before PicoError."""
+    """One emulated box. `uf2`: the firmware (default: the box's own image, own_image());
+    `files`: the littlefs to start from ({path: bytes}; default nothing for an image that
+    carries the box's code, else the staged firmware as `matchbox flash` copies it);
+    `devices`: display addresses fitted (default: all of the pin map); `timeout`: wall seconds
+    to wait for Node before PicoError."""
 
     emulated = True   # for the simulator's screen: an emulated chip, not the unix port
 
-    def __init__(self, files=None, devices=None, timeout=120.0):
-        reason = missing()
+    def __init__(self, files=None, devices=None, timeout=120.0, uf2=None):
+        reason = missing(uf2)
         if reason:
             raise PicoError(reason)
+        self.uf2 = uf2 or own_image()
+        if files is None:
+            files = {} if carries_box(self.uf2) else firmware_files()
         with open(PINMAP) as f:
             self.pinmap = json.load(f)
         self.addresses = [d["address"] for d in self.pinmap["displays"]]
         self.devices = list(self.addresses if devices is None else devices)
         self.chips = {a: VirtualHT16K33(a) for a in self.devices}
-        self.files = firmware_files() if files is None else dict(files)
+        self.files = dict(files)
         self.timeout = timeout
         self.held = set()
         self.unplugged = set()
@@ -173,6 +209,7 @@ class EmulatedPico(Inputs):
         self.flash_ops = 0       # erases + programs since the emulator started
         self.flash_log = []      # ("e"|"p", offset, count) in order
         self.cut_at = None
+        self.cuts = 0            # power cuts that struck (cut_after) since the emulator started
         self.console = []        # lines the board printed on the USB serial
         self.serial = bytearray()  # every byte the board sent on the USB serial
         self.tones = []          # (ms, hz, duty) buzzer changes
@@ -198,7 +235,7 @@ class EmulatedPico(Inputs):
         if self.proc is not None:
             return
         self.proc = subprocess.Popen(
-            [node(), HARNESS, uf2_path(), bootrom_path(), PINMAP], stdin=subprocess.PIPE,
+            [node(), HARNESS, self.uf2, bootrom_path(), PINMAP], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
         self._buf = b""
         self._read_until("ready")
@@ -379,6 +416,26 @@ class EmulatedPico(Inputs):
         with open(path, "rb") as f:
             return f.read()
 
+    def flash_bytes(self, offset, length):
+        """`length` bytes of the flash from `offset` (e.g. the ROMFS partition)."""
+        path = os.path.join(self._tmp, "region.bin")
+        self._start()
+        self._send(["R %x %d %s" % (offset, length, path)])
+        self._read_until("R")
+        with open(path, "rb") as f:
+            return f.read()
+
+    def drag(self, uf2):
+        """Drag a UF2 onto the box in BOOTSEL mode: power off, its blocks written into the
+        flash as the boot ROM writes them (littlefs and everything else left as it is); the
+        next boot() runs it."""
+        self.power_off()
+        self._start()
+        if not self._loaded:
+            self._load()
+        self._send(["U " + os.path.abspath(uf2)])
+        self.uf2 = uf2
+
     def read_files(self):
         """{path: bytes} of every file on the emulated littlefs."""
         return read_image(self.flash_image())
@@ -487,6 +544,7 @@ class EmulatedPico(Inputs):
                     chip.power_on()
             elif op == "x":
                 self.cut_at = int(rest)
+                self.cuts += 1
                 self.mode = "cut"
                 for chip in self.chips.values():
                     chip.power_on()

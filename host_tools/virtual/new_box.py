@@ -10,14 +10,21 @@ def make_box(args, record=None, devices=None):
     """The box to simulate for the parsed command line `args`: the unix port's VBox, or with --pico the emulated Pico; `record`
     (bytes) becomes its games/current.txt. BoxError when the emulated Pico cannot run here."""
     if getattr(args, "pico", False):
+        from host_tools.device.image import ImageError
         from host_tools.virtual import emulated_pico
-        reason = emulated_pico.missing()
+        uf2 = getattr(args, "uf2", None)
+        reason = emulated_pico.missing(uf2)
         if reason:
             raise BoxError("--pico: " + reason)
-        files = emulated_pico.firmware_files()
+        try:
+            uf2 = uf2 or emulated_pico.own_image()
+            carries = emulated_pico.carries_box(uf2)
+        except (ImageError, OSError) as exc:
+            raise BoxError("--pico: %s" % exc) from None
+        files = {} if carries else emulated_pico.firmware_files()
         if record is not None:
             files["games/current.txt"] = record
-        return emulated_pico.EmulatedPico(files=files, devices=devices)
+        return emulated_pico.EmulatedPico(files=files, devices=devices, uf2=uf2)
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
     if record is not None:

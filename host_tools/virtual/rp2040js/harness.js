@@ -15,6 +15,10 @@
 //   c N               cut the power before the (N+1)-th flash erase/program from now (-1: never)
 //   s HEX             bytes into the USB CDC serial (the REPL)
 //   L PATH / S PATH   load / save the filesystem region (0xA0000, 352 x 4096) from / to PATH
+//   U PATH            write a UF2's blocks into the flash as the boot ROM does when the file
+//                     is dragged onto a Pico in BOOTSEL mode (each 4 KB sector it touches is
+//                     erased first; the rest of the flash keeps its bytes)
+//   R OFF LEN PATH    save LEN bytes of flash from offset OFF (hex) to PATH (answers "@R")
 //   D                 one line about the core (PC, wait state, interrupts), for debugging
 //   q                 quit
 // Hand-written: rp2040js has no flash controller, pull-ups, nets or I2C slave on the pins,
@@ -438,6 +442,26 @@ function command(line) {
       fs.writeFileSync(args.join(' '), flash.subarray(FS_OFFSET, FS_OFFSET + FS_SIZE));
       send('@S');
       break;
+    case 'U': {
+      const blocks = uf2Blocks(fs.readFileSync(args.join(' ')));
+      const erased = new Set();
+      for (const [offset] of blocks) {
+        const sector = offset & ~0xfff;
+        if (!erased.has(sector)) {
+          erased.add(sector);
+          flash.fill(0xff, sector, sector + 0x1000);
+        }
+      }
+      for (const [offset, payload] of blocks) flash.set(payload, offset);
+      break;
+    }
+    case 'R': {
+      const off = parseInt(args[0], 16);
+      const len = parseInt(args[1], 10);
+      fs.writeFileSync(args.slice(2).join(' '), flash.subarray(off, off + len));
+      send('@R');
+      break;
+    }
     case 'D': {
       const c = mcu.core;
       send('@D pc=' + (c.PC >>> 0).toString(16) + ' lr=' + (c.LR >>> 0).toString(16) + ' waiting=' + c.waiting + ' PM=' + c.PM + ' ev=' + c.eventRegistered + ' pend=' + (c.pendingInterrupts >>> 0).toString(16) + ' en=' + (c.enabledInterrupts >>> 0).toString(16) + ' ipsr=' + c.IPSR + ' next=' + mcu.clock.nanosToNextAlarm);
