@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware
 
 all: test
 
@@ -77,6 +77,12 @@ soak-records: $(STAMP)
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
+
+# The base firmware (MicroPython + a ROMFS partition + the frozen main.py), rebuilt from the
+# sources pinned in firmware/board/sources.json; needs arm-none-eabi-gcc, cmake and git
+# (firmware/board/README.md). Only after a MicroPython upgrade or a change of main.py.
+base-firmware: $(STAMP)
+	$(BIN)/python firmware/board/build_base.py
 
 # Soak: 1000 power cuts between flash operations on the emulated Pico, as two runs of 500 with
 # seeds of their own side by side (one a core: about half an hour here); each prints how many

@@ -1,39 +1,57 @@
-"""Matchbox firmware entry point on the Pico.
+"""Matchbox's entry point on the Pico: starts the box (box.powerup.run).
 
-Hold MENU at power-up (or leave a file named `maintenance` in the root, as `matchbox doctor`
-does) to skip the app and the watchdog and stay at the REPL for maintenance. Ctrl-C over USB
-stops the app and the watchdog too, so mpremote can work on a running box.
+Frozen into Matchbox's base firmware (firmware/board/), so it must rarely change: the box's
+own start-up lives in box.powerup. On a stock MicroPython it is copied to the littlefs.
+When the box's code cannot be imported (no ROMFS image, a damaged one, nothing in /lib), it
+says so in one line on the USB REPL, shows `COdE` `Err` on the displays when a pin map is
+readable (docs/display.md), and returns to the REPL with no watchdog armed.
 """
-import os
+try:
+    from box import powerup
+except Exception as exc:  # ImportError, or the errors of a damaged or half-written image
+    powerup = None
+    _why = exc
 
-from box import hw_pico, pins, runtime
+# HT16K33 RAM images (address 0, then digits at RAM 0, 2, 6, 8): `COdE` on display 1, `Err`
+# on display 2, the others blank, so no stale game is left lit.
+_RAM = (b"\x00\x39\x00\x3f\x00\x00\x00\x5e\x00\x79" + bytes(7),
+        b"\x00\x79\x00\x50\x00\x00\x00\x50" + bytes(9))
+_BLANK = bytes(17)
 
 
-def _flag_file():
-    try:
-        os.stat("maintenance")
-        return True
-    except OSError:
-        return False
-
-
-def main():
-    m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
-    hw = hw_pico.build(m)
-    if _flag_file() or runtime.maintenance(hw, m):
-        print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
+def _show_code():
+    import json
+    import machine
+    m = None
+    for path in ("pinmap.json", "/rom/pinmap.json"):
+        try:
+            with open(path) as f:
+                m = json.load(f)
+            break
+        except (OSError, ValueError):
+            pass
+    if m is None:
         return
-    # Any other error ends the loop with a traceback; the watchdog then restarts the box,
-    # which resumes the game from its journal.
-    hw.watchdog(8000)
+    bus = m["i2c"]
+    i2c = machine.I2C(bus["id"], sda=machine.Pin(bus["sda"]), scl=machine.Pin(bus["scl"]),
+                      freq=bus["freq"])
+    for n, d in enumerate(m["displays"]):
+        # oscillator on, the RAM, display on, full brightness
+        for data in (b"\x21", _RAM[n] if n < len(_RAM) else _BLANK, b"\x81", b"\xef"):
+            try:
+                i2c.writeto(d["address"], data)
+            except OSError:  # a display missing: the others still show the code
+                break
+
+
+if powerup is not None:
+    powerup.run()
+else:
+    # One short line: until a terminal opens the USB serial, the Pico keeps only the last
+    # 256 bytes printed, and the REPL's banner (107 bytes) comes after this line.
+    print("Matchbox: box code missing or damaged (%s). Run `matchbox flash`, or drag the "
+          "Matchbox UF2 onto the Pico in BOOTSEL mode." % str(_why)[:28])
     try:
-        app = runtime.start(hw, m)
-        m = None   # the map's 2.4 KB of heap go back once the parts are built
-        runtime.loop(hw, app)
-    except KeyboardInterrupt:
-        # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
-        hw.stop_watchdog()
-        print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")
-
-
-main()
+        _show_code()
+    except Exception:  # a map or a bus that does not work: the message above still stands
+        pass

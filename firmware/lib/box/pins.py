@@ -6,9 +6,19 @@ in a map, is imported by the self-test alone, so the box does not keep it in its
 import json
 
 
-def load(path="pinmap.json"):
-    """Return the map as a dict (on the Pico the working directory is `/`)."""
-    with open(path) as f:
+def load(path="pinmap.json", fallback="/rom/pinmap.json"):
+    """Return the map as a dict (on the Pico the working directory is `/`).
+
+    A map on the littlefs (a maker's own wiring) wins; without one, the default map the ROMFS
+    image carries. OSError when neither is there.
+    """
+    try:
+        f = open(path)
+    except OSError:
+        if not fallback:
+            raise
+        f = open(fallback)
+    with f:
         return json.load(f)
 
 

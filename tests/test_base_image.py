@@ -1,0 +1,120 @@
+"""The committed base firmware (firmware/board/matchbox-pico-base.uf2) against base.json: the
+same bytes, well-formed RP2040 UF2 blocks that leave the ROMFS partition and the littlefs
+alone, and the frozen main.py still the one in firmware/ (else: run `make base-firmware`)."""
+import hashlib
+import json
+import os
+import re
+import struct
+
+import pytest
+
+from host_tools import FIRMWARE
+
+BOARD = os.path.join(FIRMWARE, "board")
+UF2 = os.path.join(BOARD, "matchbox-pico-base.uf2")
+XIP_BASE = 0x10000000
+FLASH_BYTES = 2 * 1024 * 1024   # the Pico's W25Q16
+
+
+@pytest.fixture(scope="module")
+def base():
+    with open(os.path.join(BOARD, "base.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def uf2():
+    with open(UF2, "rb") as f:
+        return f.read()
+
+
+def blocks(data):
+    """[(address, payload)] after checking every UF2 block's framing."""
+    assert len(data) % 512 == 0 and data
+    total = len(data) // 512
+    out = []
+    for i in range(total):
+        blk = data[i * 512:(i + 1) * 512]
+        magic0, magic1, flags, addr, size, number, count, family = struct.unpack_from("<8I", blk)
+        assert (magic0, magic1) == (0x0A324655, 0x9E5D5157), "block %d: start magics" % i
+        assert struct.unpack_from("<I", blk, 508)[0] == 0x0AB16F30, "block %d: end magic" % i
+        assert flags & 0x2000 and family == 0xE48BFF56, "block %d: not an RP2040 block" % i
+        assert size == 256 and addr % 256 == 0, "block %d: payload %d at 0x%x" % (i, size, addr)
+        assert (number, count) == (i, total), "block %d numbered %d of %d" % (i, number, count)
+        out.append((addr, blk[32:32 + size]))
+    return out
+
+
+def flash_image(data):
+    bl = blocks(data)
+    image = bytearray(max(a + len(p) for a, p in bl) - XIP_BASE)
+    for addr, payload in bl:
+        image[addr - XIP_BASE:addr - XIP_BASE + len(payload)] = payload
+    return bytes(image)
+
+
+def block_devices(image):
+    """{name: (address, size)}: the block devices the firmware's binary info declares."""
+    def at(addr, fmt):
+        return struct.unpack_from(fmt, image, addr - XIP_BASE)
+
+    for off in range(0, 0x400, 4):
+        if struct.unpack_from("<I", image, off)[0] == 0x7188EBF2:
+            start, end = struct.unpack_from("<II", image, off + 4)
+            break
+    else:
+        raise AssertionError("no binary info in the image")
+    found = {}
+    for entry in range(start, end, 4):
+        ptr, = at(entry, "<I")
+        if at(ptr, "<H")[0] == 7:   # BINARY_INFO_TYPE_BLOCK_DEVICE
+            name_ptr, address, size = at(ptr + 4, "<III")
+            name_off = name_ptr - XIP_BASE
+            found[image[name_off:image.index(b"\0", name_off)].decode()] = (address, size)
+    return found
+
+
+def test_uf2_is_the_one_base_json_describes(base, uf2):
+    assert hashlib.sha256(uf2).hexdigest() == base["uf2_sha256"]
+    assert len(uf2) == base["uf2_size"]
+
+
+def test_blocks_are_rp2040_uf2_and_leave_romfs_and_littlefs_alone(base, uf2):
+    romfs = int(base["romfs_address"], 16)
+    romfs_end = romfs + base["romfs_size"]
+    littlefs = XIP_BASE + int(base["littlefs_offset"], 16)
+    assert romfs_end <= littlefs
+    assert littlefs + base["littlefs_size"] == XIP_BASE + FLASH_BYTES
+    addresses = [addr for addr, _ in blocks(uf2)]
+    assert len(set(addresses)) == len(addresses)
+    for addr in addresses:
+        assert XIP_BASE <= addr and addr + 256 <= romfs, "a block at 0x%08x" % addr
+
+
+def test_partitions_are_where_the_firmware_says_and_where_the_box_needs_them(base, uf2):
+    devices = block_devices(flash_image(uf2))
+    assert devices["ROMFS"] == (int(base["romfs_address"], 16), base["romfs_size"])
+    assert devices["MicroPython"] == (XIP_BASE + int(base["littlefs_offset"], 16), base["littlefs_size"])
+    # The stock RPI_PICO firmware keeps its littlefs here: saved games survive a change of firmware.
+    assert devices["MicroPython"] == (0x100A0000, 1408 * 1024)
+    assert devices["ROMFS"] == (0x10080000, 128 * 1024)
+
+
+def test_frozen_main_py_is_firmware_main_py(base, uf2):
+    with open(os.path.join(FIRMWARE, "main.py"), "rb") as f:
+        main = f.read()
+    assert hashlib.sha256(main).hexdigest() == base["frozen_main_py_sha256"], \
+        "firmware/main.py changed since the base firmware was built: run `make base-firmware`"
+    # and it is in the image: the message it prints is among the frozen constants
+    message = re.search(rb'print\("(Matchbox: [^"%]+)', main).group(1)
+    assert message in flash_image(uf2)
+
+
+def test_base_json_names_the_pinned_sources(base):
+    with open(os.path.join(BOARD, "sources.json")) as f:
+        pinned = json.load(f)
+    assert base["micropython_version"] == pinned["micropython_version"]
+    assert [(s["name"], s["commit"]) for s in base["sources"]] == \
+        [(s["name"], s["commit"]) for s in pinned["sources"]]
+    assert base["rebuild"] == "make base-firmware"
