@@ -48,6 +48,7 @@ def _install(pip, venv_python, wheel):
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:  # the wheelhouse lacks a dependency (first run, or a new pin)
         _run(pip + ["download", "-q", "--dest", WHEELHOUSE, wheel])
+        os.remove(os.path.join(WHEELHOUSE, os.path.basename(wheel)))  # only the dependencies
         _run(cmd)
 
 
