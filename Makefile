@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware
+.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
 
 all: test
 
@@ -74,6 +74,11 @@ SOAK ?= 100000
 soak-records: $(STAMP)
 	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
+# The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
+# firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico.uf2 if it is there.
+dist: $(STAMP) $(WEB_STAMP)
+	$(BIN)/python -m build --no-isolation
+
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
@@ -102,4 +107,4 @@ romfs-cuts-pico: $(STAMP) pico-js
 	MATCHBOX_ROMFS_CUTS=all $(BIN)/pytest tests/test_emulated_image.py -k deploy_cut -p no:cacheprovider -q
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
+	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules

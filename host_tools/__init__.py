@@ -1,6 +1,4 @@
-"""Host tools for Matchbox: the `matchbox` command (replay, simulator, flashing, reports)."""
-import os
+"""Host tools for Matchbox: the `matchbox` command (replay, simulator, flashing, reports).
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIRMWARE = os.path.join(ROOT, "firmware")
-HARDWARE = os.path.join(ROOT, "hardware")
+Where the firmware, the pin map and the other data are: host_tools.resources.
+"""

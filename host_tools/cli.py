@@ -3,6 +3,8 @@ import argparse
 import importlib
 import sys
 
+from host_tools import resources
+
 # subcommand -> (module, one-line help). A module provides add_arguments(parser) and
 # run(args) -> exit status.
 COMMANDS = (
@@ -21,6 +23,9 @@ COMMANDS = (
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="matchbox", description="Matchbox referee box tools")
+    # The firmware's box/version.py is the package's version too (setup.py reads it).
+    parser.add_argument("--version", action="version",
+                        version="matchbox " + resources.read_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name, help_text in COMMANDS:

@@ -12,11 +12,12 @@ import argparse
 import os
 import sys
 
-from host_tools import ROOT
+from host_tools import resources
 from host_tools.virtual.box import GAP_MS, VBox, parse_keys, setup_keys
 from host_tools.virtual.display_svg import from_chip, picture
 
-IMAGES = os.path.join(ROOT, "docs", "images")
+# The docs live in the repository only: this tool runs in a checkout.
+IMAGES = os.path.join(resources.CHECKOUT, "docs", "images") if resources.CHECKOUT else None
 
 _GAME = " ".join(setup_keys(4))                  # 4 players, 14 cards each, 40 sticks
 _SHORT = " ".join(setup_keys(3, hands=[1, 1, 1]))  # one card each: a game of two plays
@@ -68,6 +69,10 @@ def main(argv=None):
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when a picture is missing or out of date")
     args = parser.parse_args(argv)
+    if IMAGES is None:
+        print("docs_images: the docs are not here: run it in a checkout of the repository",
+              file=sys.stderr)
+        return 2
     stale = []
     for name in SITUATIONS:
         text = render(name)
@@ -79,7 +84,7 @@ def main(argv=None):
             current = None
         if current == text:
             continue
-        stale.append(os.path.relpath(target, ROOT))
+        stale.append(os.path.relpath(target, resources.CHECKOUT))
         if not args.check:
             os.makedirs(IMAGES, exist_ok=True)
             with open(target, "w") as f:

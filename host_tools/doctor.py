@@ -19,14 +19,14 @@ import hashlib
 import json
 import os
 import re
-import runpy
 import sys
 import time
 
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import FIRMWARE, HARDWARE
+from host_tools import resources
+from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
 from host_tools.flash import describe
@@ -58,8 +58,8 @@ def run(args):
 
 
 def local_version(firmware=FIRMWARE):
-    """VERSION of firmware/lib/box/version.py in this checkout."""
-    return runpy.run_path(os.path.join(firmware, "lib", "box", "version.py"))["VERSION"]
+    """VERSION of the firmware's box/version.py (the firmware this matchbox flashes)."""
+    return resources.read_version(os.path.join(firmware, "lib", "box", "version.py"))
 
 
 def load_pinmap(hardware=HARDWARE):

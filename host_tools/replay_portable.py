@@ -52,12 +52,17 @@ def _json_string(text):
     return "".join(out)
 
 
-def replay(path):
+def replay(path, f=None):
     """(game, error) for one record file, read from its bytes by the engine's one reader
     (tycoon.notation.read): error as notation.load gives it, line 0 when the file cannot be
     opened or read. When a record breaks before its first action on a line that is not a
     header line, the game is the one its header sets up (None only when the header itself is
-    bad). Undo lines (the box's journal) are played out."""
+    bad). Undo lines (the box's journal) are played out. `f`: the record's bytes as an open
+    file instead of path's; path '-' is stdin (whose size `matchbox replay` bounds)."""
+    if f is None and path == "-":
+        f = sys.stdin.buffer
+    if f is not None:
+        return replay_file(f)
     try:
         f = open(path, "rb")
     except OSError:
@@ -93,9 +98,10 @@ def plain(f):
     return notation.write(game), None
 
 
-def report(path, as_json, out, err):
-    """Replay one file and write its report. Returns the exit status for it (0, 1 or 2)."""
-    game, error = replay(path)
+def report(path, as_json, out, err, f=None):
+    """Replay one file (or `f`, named path) and write its report. Returns the exit status for
+    it (0, 1 or 2)."""
+    game, error = replay(path, f)
     if as_json:
         if error is None:
             error_json = "null"

@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 
-from host_tools import FIRMWARE
+from host_tools.resources import FIRMWARE
 from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33

@@ -3,8 +3,9 @@
 Builds a static site (plain files any static host can serve) into a folder, serves that folder
 on localhost and opens it. The site holds the firmware's own `.py` files, the page's board
 (host_tools/webpage/board.py with the virtual parts it reuses), the MicroPython WebAssembly
-build copied from host_tools/webpage/node_modules (`npm ci --prefix host_tools/webpage`), and
-the page (index.html, page.css, page.js). The displays' markup is written here by
+build (shipped in the package; in a checkout host_tools/webpage/node_modules, which
+`npm ci --prefix host_tools/webpage` fills: host_tools.resources.WASM), and the page
+(index.html, page.css, page.js). The displays' markup is written here by
 host_tools.virtual.display_svg, the renderer of the docs' pictures. See docs/web.md.
 """
 import functools
@@ -16,20 +17,20 @@ import sys
 import tempfile
 import webbrowser
 
-from host_tools import ROOT
+from host_tools import resources
 from host_tools.virtual import display_svg
 
-PAGE = os.path.join(ROOT, "host_tools", "webpage")
-WASM = os.path.join(PAGE, "node_modules", "@micropython", "micropython-webassembly-pyscript")
-WASM_FILES = ("micropython.mjs", "micropython.wasm")
+PAGE = resources.WEBPAGE
+WASM = resources.WASM
+WASM_FILES = resources.WASM_FILES
 PAGE_FILES = ("index.html", "page.css", "page.js")
-# Python files of the page's board: (source, name in the site's py/page/)
+# Python files of the page's board: (source in the host_tools package, name in the site's py/page/)
 BOARD_FILES = (
-    ("host_tools/webpage/board.py", "board.py"),
-    ("host_tools/virtual/mpy/parts.py", "parts.py"),
-    ("host_tools/virtual/ht16k33.py", "ht16k33.py"),
-    ("host_tools/replay_portable.py", "replay_portable.py"),
-    ("host_tools/state_log.py", "state_log.py"),
+    ("webpage/board.py", "board.py"),
+    ("virtual/mpy/parts.py", "parts.py"),
+    ("virtual/ht16k33.py", "ht16k33.py"),
+    ("replay_portable.py", "replay_portable.py"),
+    ("state_log.py", "state_log.py"),
 )
 BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
@@ -52,7 +53,7 @@ def add_arguments(parser):
 
 
 def _pinmap():
-    with open(os.path.join(ROOT, "firmware", "pinmap.json")) as f:
+    with open(resources.PINMAP) as f:
         return json.load(f)
 
 
@@ -106,7 +107,7 @@ def build(dest):
     os.makedirs(dest, exist_ok=True)
     written = []
     py = []
-    lib = os.path.join(ROOT, "firmware", "lib")
+    lib = resources.FIRMWARE_LIB
     for package in sorted(os.listdir(lib)):
         folder = os.path.join(lib, package)
         if not os.path.isdir(folder):
@@ -115,8 +116,8 @@ def build(dest):
             if name.endswith(".py"):
                 py.append((os.path.join(folder, name), "py/lib/%s/%s" % (package, name)))
     for src, name in BOARD_FILES:
-        py.append((os.path.join(ROOT, src), "py/page/" + name))
-    py.append((os.path.join(ROOT, "firmware", "pinmap.json"), "py/flash/pinmap.json"))
+        py.append((resources.package_file(*src.split("/")), "py/page/" + name))
+    py.append((resources.PINMAP, "py/flash/pinmap.json"))
     for src, rel in py:
         _copy(src, os.path.join(dest, rel))
     written += [rel for _, rel in py]

@@ -1,4 +1,7 @@
-"""`matchbox wiring`: draw hardware/wiring.svg from hardware/pinmap.json (--check: is it current?).
+"""`matchbox wiring`: draw the wiring diagram from the pin map (--check: is hardware/wiring.svg current?).
+
+`matchbox wiring -o FILE` writes the diagram to FILE (default wiring.svg in the current
+folder; in the repository, `-o hardware/wiring.svg` after editing the map).
 
 The drawing is SVG written with host_tools.svg (over the standard library). Layout: the
 display backpacks in a band on top with their I2C bus, the Pico in the middle with every
@@ -9,11 +12,12 @@ import json
 import os
 import sys
 
-from host_tools import HARDWARE
+from host_tools import files, resources
 from host_tools import svg as writer
 
-MAP_PATH = os.path.join(HARDWARE, "pinmap.json")
-SVG_PATH = os.path.join(HARDWARE, "wiring.svg")
+MAP_PATH = resources.PINMAP
+SVG_PATH = os.path.join(resources.HARDWARE, "wiring.svg")  # the diagram shipped with the map
+DEFAULT_OUTPUT = "wiring.svg"
 
 # Pico / Pico W / Pico 2 header, physical pins 1..40 (1-20 down the left, 21-40 up the right).
 HEADER = (
@@ -353,17 +357,29 @@ def write(svg_path=SVG_PATH, map_path=MAP_PATH):
 
 
 def add_arguments(parser):
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="where to write the diagram (default: %s in the current folder); "
+                             "with --check, the file to check" % DEFAULT_OUTPUT)
     parser.add_argument("--check", action="store_true",
-                        help="only check that hardware/wiring.svg is up to date (exit 1 if not)")
+                        help="only check that hardware/wiring.svg (or -o FILE) is up to date "
+                             "(exit 1 if not)")
 
 
 def run(args):
+    output = getattr(args, "output", None)
     if args.check:
-        if check():
-            print("hardware/wiring.svg is up to date")
+        target = output or SVG_PATH
+        shown = output or "hardware/wiring.svg"
+        if check(target):
+            print("%s is up to date" % shown)
             return 0
-        print("hardware/wiring.svg is out of date: run `matchbox wiring`", file=sys.stderr)
+        print("%s is out of date: run `matchbox wiring -o %s`" % (shown, shown), file=sys.stderr)
         return 1
-    write()
-    print("wrote hardware/wiring.svg")
+    output = output or DEFAULT_OUTPUT
+    try:
+        write(output)
+    except OSError as exc:
+        print("matchbox wiring: cannot write %s: %s" % (output, files.reason(exc)), file=sys.stderr)
+        return 2
+    print("wrote %s" % output)
     return 0

@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from host_tools import FIRMWARE
+from host_tools.resources import FIRMWARE
 
 BOARD = os.path.join(FIRMWARE, "board")
 UF2 = os.path.join(BOARD, "matchbox-pico-base.uf2")

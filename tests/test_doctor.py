@@ -15,7 +15,8 @@ import shutil
 import pytest
 import serial
 
-from host_tools import FIRMWARE, cli, doctor, flash
+from host_tools import cli, doctor, flash
+from host_tools.resources import FIRMWARE
 from host_tools.virtual.pico import VirtualPico
 
 FAKE_MACHINE = '''

@@ -19,7 +19,7 @@ if REASON:
     pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
 
 from box.journal import Journal  # noqa: E402
-from host_tools import FIRMWARE, ROOT  # noqa: E402
+from host_tools.resources import CHECKOUT as ROOT, FIRMWARE  # noqa: E402
 from host_tools.device import image  # noqa: E402
 from host_tools.virtual.box import setup_keys  # noqa: E402
 from test_emulated_pico import STOCK, game_keys, journal_state, needs_stock  # noqa: E402

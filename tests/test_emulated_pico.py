@@ -32,7 +32,7 @@ from tycoon import notation, state  # noqa: E402
 from tycoon.game import Game  # noqa: E402
 
 from box_helpers import shown  # noqa: E402
-from host_tools import ROOT  # noqa: E402
+from host_tools.resources import CHECKOUT as ROOT  # noqa: E402
 from host_tools.virtual.box import VBox, action_keys, setup_keys  # noqa: E402
 from test_power_cuts import scenario, snapshot  # noqa: E402
 

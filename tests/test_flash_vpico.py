@@ -335,9 +335,8 @@ def test_mip_install_of_package_json(pico, tmp_path):
     """package.json's format works with `mpremote mip install --target=` (from a checkout)."""
     repo = tmp_path / "repo"
     fw = repo / "firmware"
-    _write(repo / "pyproject.toml", 'version = "9.9.9"\n')
     _write(fw / "main.py", "print('main')\n")
-    _write(fw / "lib/box/hello.py", "X = 42\n")
+    _write(fw / "lib/box/version.py", 'VERSION = "9.9.9"\n')
     _write(repo / "hardware/pinmap.json", "{}\n")
     os.symlink(os.path.join("..", "hardware", "pinmap.json"), str(fw / "pinmap.json"))
     _write(repo / "package.json", build.package_json_text(str(repo)))
@@ -345,7 +344,7 @@ def test_mip_install_of_package_json(pico, tmp_path):
     assert code == 0, text
     flash_dir = tmp_path / "flash"
     assert sorted(p.relative_to(flash_dir).as_posix() for p in flash_dir.rglob("*") if p.is_file()) == [
-        "lib/box/hello.py", "main.py", "pinmap.json"]
+        "lib/box/version.py", "main.py", "pinmap.json"]
     assert (flash_dir / "pinmap.json").read_text() == "{}\n"
 
 

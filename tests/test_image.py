@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from host_tools import FIRMWARE, ROOT
+from host_tools.resources import CHECKOUT as ROOT, FIRMWARE
 from host_tools.device import build, image
 
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from box_helpers import shown
-from host_tools import FIRMWARE
+from host_tools.resources import FIRMWARE
 from host_tools.virtual.box import micropython
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 

@@ -10,7 +10,8 @@ import pytest
 from box.journal import Journal
 from tycoon import notation, state
 
-from host_tools import ROOT, cli
+from host_tools import cli
+from host_tools.resources import CHECKOUT as ROOT
 
 HEADER = b"players 3\nhands 5 5 5\n"
 RECORDS = {

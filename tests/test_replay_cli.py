@@ -246,6 +246,44 @@ def test_micropython_runtime_status_per_file():
         assert proc.returncode == status, name
 
 
+def matchbox_stdin(data, *args):
+    script = os.path.join(os.path.dirname(sys.executable), "matchbox")
+    cmd = [script] if os.path.exists(script) else [sys.executable, "-m", "host_tools.cli"]
+    return subprocess.run(cmd + list(args), input=data, capture_output=True, cwd=ROOT, timeout=300)
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+@pytest.mark.parametrize("name", ["revolution.txt", "illegal-copies.txt", "syntax-dealer.txt"])
+def test_dash_reads_the_record_from_stdin(runtime, name):
+    """`replay -` reports what `replay FILE` reports, named '-', with the same status."""
+    path = game_file(name)
+    with open(os.path.join(ROOT, path), "rb") as f:
+        data = f.read()
+    for opts in ([], ["--json"]):
+        by_file = matchbox_stdin(b"", "replay", "--runtime", runtime, *opts, path)
+        by_stdin = matchbox_stdin(data, "replay", "--runtime", runtime, *opts, "-")
+        assert by_stdin.returncode == by_file.returncode == expected_status(path)
+        assert by_stdin.stdout == by_file.stdout.replace(json.dumps(path).encode(), b'"-"') \
+            .replace(path.encode() + b":", b"-:")
+        assert by_stdin.stderr == by_file.stderr.replace(path.encode() + b":", b"-:")
+
+
+@pytest.mark.parametrize("runtime", ["cpython", "micropython"])
+def test_stdin_past_the_bound_is_refused(runtime):
+    """A record on stdin is bounded: 1 MiB and one byte of valid-looking lines is refused."""
+    line = b"1: pass\n"
+    data = b"players 2\n" + line * ((1 << 20) // len(line) + 1)
+    proc = matchbox_stdin(data, "replay", "--runtime", runtime, "-")
+    assert proc.returncode == 2
+    assert proc.stderr == b"matchbox replay: cannot read -: more than 1048576 bytes, the most a record on stdin may have\n"
+    assert proc.stdout == b""
+
+
+def test_stdin_is_read_once():
+    proc = matchbox_stdin(b"players 2\n", "replay", "-", "-")
+    assert proc.returncode == 2 and b"stdin can be read only once" in proc.stderr
+
+
 @pytest.mark.parametrize("content, line, code, has_state", [
     (b"players 2\nfoo\nplay 3\n", 2, "unknown word 'foo'", True),      # header fine: its game
     (b"players 2\nplay \xff\n", 2, "not UTF-8 text", True),

@@ -4,7 +4,7 @@ import subprocess
 
 from mpy import run_portable
 
-from host_tools import FIRMWARE
+from host_tools.resources import FIRMWARE
 from host_tools.device import build
 
 

@@ -9,7 +9,7 @@ import pytest
 from tycoon import notation, state
 from tycoon.game import Game
 
-from host_tools import ROOT
+from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual.box import parse_keys
 from host_tools.virtual.box import action_keys, setup_keys
 

@@ -25,7 +25,7 @@ except ImportError:
     pyte = None
 from box.app import ERRORS
 
-from host_tools import ROOT
+from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual import display_text as art
 from host_tools import tui
 from host_tools.virtual.ht16k33 import READING, VirtualHT16K33

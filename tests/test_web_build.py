@@ -7,7 +7,8 @@ import urllib.request
 
 import pytest
 
-from host_tools import ROOT, cli, web
+from host_tools import cli, web
+from host_tools.resources import CHECKOUT as ROOT
 
 HAVE_WASM = all(os.path.isfile(os.path.join(web.WASM, n)) for n in web.WASM_FILES)
 needs_wasm = pytest.mark.skipif(not HAVE_WASM, reason="needs the WebAssembly build: make web-deps")

@@ -14,7 +14,8 @@ import threading
 
 import pytest
 
-from host_tools import ROOT, web
+from host_tools import web
+from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual.box import VBox, setup_keys
 from host_tools.virtual.display_svg import from_chip
 

@@ -6,7 +6,8 @@ import re
 from argparse import Namespace
 from xml.etree import ElementTree
 
-from host_tools import FIRMWARE, HARDWARE, wiring
+from host_tools import wiring
+from host_tools.resources import FIRMWARE, HARDWARE
 
 MAP = os.path.join(HARDWARE, "pinmap.json")
 
@@ -22,7 +23,7 @@ def svg_texts(svg):
 
 
 def test_committed_svg_is_up_to_date():
-    assert wiring.check(), "hardware/wiring.svg is out of date: run `matchbox wiring`"
+    assert wiring.check(), "hardware/wiring.svg is out of date: run `matchbox wiring -o hardware/wiring.svg`"
     assert wiring.run(Namespace(check=True)) == 0
 
 

@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import resources
 from host_tools.device import tools
+from host_tools.resources import CHECKOUT, FIRMWARE
 
 ARCH = "armv6m"  # RP2040 (Cortex-M0+)
 TOP_LEVEL_PY = ("main.py", "boot.py")  # run by MicroPython at boot only as .py files
@@ -80,7 +81,8 @@ def firmware_files(root=FIRMWARE):
 def _display_path(root, rel):
     """A source path as the developer knows it: relative to the repo when inside it."""
     full = os.path.join(root, rel)
-    base = ROOT if os.path.abspath(full).startswith(ROOT + os.sep) else os.path.dirname(root)
+    inside = CHECKOUT and os.path.abspath(full).startswith(CHECKOUT + os.sep)
+    base = CHECKOUT if inside else os.path.dirname(root)
     return os.path.relpath(full, base).replace(os.sep, "/")
 
 
@@ -188,13 +190,12 @@ def mpy_version():
     return header["version"], header["sub_version"]
 
 
-def project_version(root=ROOT):
-    with open(os.path.join(root, "pyproject.toml")) as f:
-        m = re.search(r'^version\s*=\s*"([^"]+)"', f.read(), re.M)
-    return m.group(1) if m else "0.0.0"
+def project_version(root=CHECKOUT):
+    """The version of the firmware and the package: box/version.py's VERSION."""
+    return resources.read_version(os.path.join(root, "firmware", "lib", "box", "version.py"))
 
 
-def package_json(root=ROOT):
+def package_json(root=CHECKOUT):
     """The mip manifest: every firmware file (as .py source) with its board path.
 
     URLs are relative to the repository root, where package.json lives, so
@@ -212,7 +213,7 @@ def package_json(root=ROOT):
     return {"urls": urls, "version": project_version(root)}
 
 
-def package_json_text(root=ROOT):
+def package_json_text(root=CHECKOUT):
     """package.json as written in the repo: one [board path, url] pair per line."""
     manifest = package_json(root)
     pairs = ",\n".join("    " + json.dumps(pair) for pair in manifest["urls"])
@@ -248,7 +249,9 @@ def main(argv=None):
         for name, digest in staged:
             print("%s  %s" % (digest, name))
     if args.package_json:
-        with open(os.path.join(ROOT, "package.json"), "w") as f:
+        if not CHECKOUT:
+            parser.error("--package-json rewrites the repository's package.json: run it in a checkout")
+        with open(os.path.join(CHECKOUT, "package.json"), "w") as f:
             f.write(package_json_text())
         print("wrote package.json (%d files)" % len(package_json()["urls"]))
     return status

@@ -24,13 +24,14 @@ import tempfile
 
 from mpremote.romfs import VfsRomWriter
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import resources
 from host_tools.device import build
+from host_tools.resources import FIRMWARE
 
 BOARD = os.path.join(FIRMWARE, "board")
 BASE_UF2 = os.path.join(BOARD, "matchbox-pico-base.uf2")
 BASE_JSON = os.path.join(BOARD, "base.json")
-OUT = os.path.join(ROOT, "dist", "matchbox-pico.uf2")
+OUT = os.path.join(resources.CHECKOUT or os.getcwd(), "dist", resources.IMAGE_NAME)
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157)
 UF2_END = 0x0AB16F30

@@ -22,14 +22,14 @@ import sys
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT, files
+from host_tools import files, resources
 from host_tools.device import tools
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
-MPY = os.path.join(ROOT, "host_tools", "virtual", "mpy")
-LIB = os.path.join(FIRMWARE, "lib")
-MAIN = os.path.join(FIRMWARE, "main.py")
-PINMAP = os.path.join(FIRMWARE, "pinmap.json")
+MPY = resources.VIRTUAL_MPY
+LIB = resources.FIRMWARE_LIB
+MAIN = os.path.join(resources.FIRMWARE, "main.py")
+PINMAP = resources.PINMAP
 
 # Key names the box knows (box.keys.NAMES), upper case; hex faces also in lower case.
 KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",

@@ -27,17 +27,16 @@ import subprocess
 import tempfile
 import time
 
-from host_tools import FIRMWARE, ROOT
+from host_tools import resources
 from host_tools.virtual.box import GAP_MS, HOLD_MS, BoxError, Inputs
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-NODE_DIR = os.path.join(HERE, "rp2040js")
+NODE_DIR = resources.RP2040JS
 HARNESS = os.path.join(NODE_DIR, "harness.js")
-CACHE = os.path.join(ROOT, ".cache", "pico")
+CACHE = resources.pico_cache()
 UF2_NAME = "RPI_PICO-v1.28.0.uf2"
 BOOTROM_NAME = "rp2040-bootrom-b1.bin"
-PINMAP = os.path.join(FIRMWARE, "pinmap.json")
+PINMAP = resources.PINMAP
 
 # MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
 FS_BLOCK = 4096
@@ -94,7 +93,9 @@ def node():
 
 def _shown(path):
     """A path as a message shows it: relative inside the checkout, else as it is."""
-    rel = os.path.relpath(path, ROOT)
+    if not resources.CHECKOUT:
+        return path
+    rel = os.path.relpath(path, resources.CHECKOUT)
     return path if rel.startswith("..") else rel
 
 
@@ -104,6 +105,9 @@ def missing(uf2=None):
     if not node():
         return "Node.js 18+ is not installed (needed for the emulated RP2040: install nodejs)"
     if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "rp2040js")):
+        if resources.INSTALLED:
+            return ("rp2040js is not installed: the emulated Pico runs from a checkout of the "
+                    "repository (`make pico-js` there), not from the installed package")
         return ("rp2040js is not installed: run `npm ci` in host_tools/virtual/rp2040js "
                 "(make test does it when node is present)")
     if uf2 is not None and not os.path.isfile(uf2):

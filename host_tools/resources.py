@@ -1,0 +1,81 @@
+"""Where the package's data is: the one module that knows, for every command.
+
+In an installed package (a wheel, `pip install .`, `pipx install .`) the build copies the
+repository's top folders into the package (setup.py, `data/` below), and everything is found
+through importlib.resources. In a checkout (editable install, tests) the same names point at
+the repository's own folders, so both read the same files:
+
+| name | installed package | checkout |
+| --- | --- | --- |
+| FIRMWARE | host_tools/data/firmware | firmware/ |
+| HARDWARE | host_tools/data/hardware | hardware/ |
+| WASM | host_tools/data/wasm | host_tools/webpage/node_modules/@micropython/... |
+| firmware_image() | host_tools/data/matchbox-pico.uf2 | dist/matchbox-pico.uf2 |
+| VIRTUAL_MPY, WEBPAGE, RP2040JS | host_tools/virtual/mpy, webpage, virtual/rp2040js (both) |
+
+No command writes into any of these: an installed package may be read-only.
+"""
+import importlib.resources
+import os
+import re
+
+_PACKAGE = os.fspath(importlib.resources.files("host_tools"))
+_DATA = os.path.join(_PACKAGE, "data")
+
+# True in a built package; False in a checkout, where the data are the repository's folders.
+INSTALLED = os.path.isdir(_DATA)
+# The repository's root in a checkout, else None (for tools that only make sense there).
+CHECKOUT = None if INSTALLED else os.path.dirname(_PACKAGE)
+
+# Names inside data/ of the built package (setup.py writes them; the sdist carries the rest).
+DATA_FIRMWARE = "firmware"
+DATA_HARDWARE = "hardware"
+DATA_WASM = "wasm"
+IMAGE_NAME = "matchbox-pico.uf2"
+# The npm package of the MicroPython WebAssembly build, in the checkout's node_modules.
+WASM_PACKAGE = ("@micropython", "micropython-webassembly-pyscript")
+WASM_FILES = ("micropython.mjs", "micropython.wasm")
+
+
+def _pick(installed, *checkout):
+    return os.path.join(_DATA, installed) if INSTALLED else os.path.join(CHECKOUT, *checkout)
+
+
+FIRMWARE = _pick(DATA_FIRMWARE, "firmware")   # main.py, lib/box, lib/tycoon, pinmap.json
+HARDWARE = _pick(DATA_HARDWARE, "hardware")   # pinmap.json, wiring.svg
+PINMAP = os.path.join(HARDWARE, "pinmap.json")  # firmware/pinmap.json is this file
+FIRMWARE_LIB = os.path.join(FIRMWARE, "lib")
+VERSION_FILE = os.path.join(FIRMWARE_LIB, "box", "version.py")
+WASM = _pick(DATA_WASM, "host_tools", "webpage", "node_modules", *WASM_PACKAGE)
+VIRTUAL_MPY = os.path.join(_PACKAGE, "virtual", "mpy")   # the unix port's side of the VBox
+WEBPAGE = os.path.join(_PACKAGE, "webpage")               # index.html, page.css, page.js, board.py
+RP2040JS = os.path.join(_PACKAGE, "virtual", "rp2040js")  # the emulated Pico's Node part
+
+
+def package_file(*parts):
+    """A file of the host_tools package itself (a module another runtime loads by path)."""
+    return os.path.join(_PACKAGE, *parts)
+
+
+def firmware_image():
+    """Path of the Pico firmware image (`make uf2`) shipped with the package, or None."""
+    path = _pick(IMAGE_NAME, "dist", IMAGE_NAME)
+    return path if os.path.isfile(path) else None
+
+
+def pico_cache():
+    """Folder for the files the emulated Pico needs that the package does not ship (the
+    stock MicroPython UF2, the boot ROM): .cache/pico in a checkout, else the user's cache."""
+    if CHECKOUT:
+        return os.path.join(CHECKOUT, ".cache", "pico")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "matchbox", "pico")
+
+
+def read_version(path=VERSION_FILE):
+    """VERSION of the firmware's box/version.py: the one version of the firmware and package."""
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r'^VERSION\s*=\s*"([^"]+)"', f.read(), re.M)
+    if not m:
+        raise ValueError("no VERSION = \"...\" line in %s" % path)
+    return m.group(1)

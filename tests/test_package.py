@@ -1,0 +1,242 @@
+"""The package a maker installs: built from this checkout, installed into a fresh venv, used
+from a folder outside the checkout with the checkout nowhere on the path.
+
+`python -m build` makes the sdist and, from it, the wheel (so the sdist is proven complete
+too), in a copy of the checkout as a clone has it, plus what a build takes from outside git:
+the page's WebAssembly build (node_modules) and the firmware image dist/matchbox-pico.uf2 (a
+stand-in when `make uf2` has not made one, so that shipping it is tested). The wheel goes into a new venv with its dependencies, which come as wheels from a
+wheelhouse in .cache/wheelhouse (filled by `pip download` on the first run, from pip's cache
+or the index). Each subcommand then runs its ordinary use once, and the installed package
+must be byte for byte what it was: nothing a command writes lands inside it.
+
+Every test here shares one install, so they run on one xdist worker (`--dist loadgroup`).
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools import resources
+from host_tools.resources import CHECKOUT
+from host_tools.virtual.box import setup_keys
+
+pytestmark = pytest.mark.xdist_group("package")
+
+WHEELHOUSE = os.path.join(CHECKOUT, ".cache", "wheelhouse")
+# What a clone does not have: local venvs, caches, npm installs, build outputs.
+NOT_IN_A_CLONE = (".git", ".venv", ".cache", "node_modules", "build", "dist", "*.egg-info",
+                  "__pycache__", ".pytest_cache", ".hypothesis", "out")
+IMAGE_STAND_IN = b"UF2\n\x57\x51\x5d\x9e stand-in for the firmware image\n"
+GAME = os.path.join(CHECKOUT, "tests", "games", "revolution.txt")
+KEYS = " ".join(setup_keys(3)) + " 3 AS 9 PLAY PASS"
+
+
+def _run(cmd, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+    assert proc.returncode == 0, "%s failed:\n%s\n%s" % (" ".join(cmd), proc.stdout, proc.stderr)
+    return proc
+
+
+def _install(pip, venv_python, wheel):
+    cmd = pip + ["--python", venv_python, "install", "-q", "--no-index",
+                 "--find-links", WHEELHOUSE, wheel]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:  # the wheelhouse lacks a dependency (first run, or a new pin)
+        _run(pip + ["download", "-q", "--dest", WHEELHOUSE, wheel])
+        os.remove(os.path.join(WHEELHOUSE, os.path.basename(wheel)))  # only the dependencies
+        _run(cmd)
+
+
+def _source(base):
+    """A copy of the checkout to build from, with the WebAssembly build and a firmware image;
+    returns (folder, the image's bytes)."""
+    src = os.path.join(base, "src")
+    shutil.copytree(CHECKOUT, src, symlinks=True, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE))
+    wasm = os.path.join(src, os.path.relpath(resources.WASM, CHECKOUT))
+    if os.path.isdir(resources.WASM):  # else the build runs `npm ci` in the copy
+        shutil.copytree(resources.WASM, wasm)
+    image = resources.firmware_image()
+    os.makedirs(os.path.join(src, "dist"))
+    dest = os.path.join(src, "dist", resources.IMAGE_NAME)
+    if image:
+        shutil.copyfile(image, dest)
+    else:
+        with open(dest, "wb") as f:
+            f.write(IMAGE_STAND_IN)
+    with open(dest, "rb") as f:
+        return src, f.read()
+
+
+def _tree(folder, sources_only=False):
+    """{relative path: sha256} of every file under folder (sources_only: not in __pycache__,
+    where pip compiles the package's .py files, and CPython the checkout's)."""
+    out = {}
+    for dirpath, dirs, names in os.walk(folder):
+        if sources_only:
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+class Installed:
+    """The fresh venv with matchbox installed from its wheel, and a work folder outside the
+    checkout to run it in."""
+
+    def __init__(self, base):
+        started = time.monotonic()
+        src, self.image = _source(base)
+        dist = os.path.join(base, "dist")
+        _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, src])
+        self.built_s = time.monotonic() - started
+        wheels = [n for n in os.listdir(dist) if n.endswith(".whl")]
+        assert len(wheels) == 1, wheels
+        self.wheel = os.path.join(dist, wheels[0])
+        self.venv = os.path.join(base, "venv")
+        _run([sys.executable, "-m", "venv", "--without-pip", self.venv])
+        self.python = os.path.join(self.venv, "bin", "python")
+        _install([sys.executable, "-m", "pip"], self.python, self.wheel)
+        self.installed_s = time.monotonic() - started - self.built_s
+        self.site = _run([self.python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                         env=self.env()).stdout.strip()
+        self.work = os.path.join(base, "work")
+        os.makedirs(self.work)
+        self.before = _tree(self.site)
+
+    def env(self):
+        """The environment of a maker's shell: this venv's bin first, no PYTHONPATH, nothing
+        of the checkout or the dev venv on PATH; bytecode not written, so that every write
+        into the package shows."""
+        dev_bin = os.path.dirname(os.path.abspath(sys.executable))
+        path = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep)
+                if p and not os.path.abspath(p).startswith((CHECKOUT + os.sep, dev_bin))]
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("PYTHON", "VIRTUAL_ENV", "MATCHBOX_"))}
+        env.update(PATH=os.pathsep.join([os.path.join(self.venv, "bin")] + path),
+                   PYTHONDONTWRITEBYTECODE="1", MPLCONFIGDIR=os.path.join(self.venv, "mpl"))
+        return env
+
+    def matchbox(self, *args, stdin=None, status=0):
+        proc = subprocess.run(["matchbox"] + list(args), input=stdin, capture_output=True,
+                              text=True, cwd=self.work, env=self.env(), timeout=300)
+        assert proc.returncode == status, "matchbox %s: exit %d\n%s%s" % (
+            " ".join(args), proc.returncode, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory):
+    if not os.path.isfile(os.path.join(resources.WASM, resources.WASM_FILES[1])) and not shutil.which("npm"):
+        pytest.skip("the package test builds the web page's WebAssembly build into the package: "
+                    "install npm (apt-get install npm) or run `make web-deps` where it is")
+    return Installed(str(tmp_path_factory.mktemp("package")))
+
+
+def _checkout(*args):
+    """The same command from the checkout's dev venv, for comparison."""
+    return _run([sys.executable, "-m", "host_tools.cli"] + list(args), cwd=CHECKOUT)
+
+
+def test_the_package_is_imported_from_the_venv_with_its_data(pkg, say_count):
+    say_count("package: sdist and wheel built in %.1f s, installed into a fresh venv in %.1f s"
+              % (pkg.built_s, pkg.installed_s))
+    code = ("import host_tools, tycoon, json; from host_tools import resources as r; "
+            "print(json.dumps([host_tools.__file__, tycoon.__file__, r.INSTALLED, r.CHECKOUT, "
+            "r.FIRMWARE, r.firmware_image()]))")
+    proc = subprocess.run([pkg.python, "-c", code], capture_output=True, text=True,
+                          cwd=pkg.work, env=pkg.env())
+    assert proc.returncode == 0, proc.stderr
+    host, tycoon, installed, checkout, firmware, image = json.loads(proc.stdout)
+    for path in (host, tycoon, firmware, image):
+        assert path.startswith(pkg.site + os.sep), path
+    assert installed is True and checkout is None
+    with open(image, "rb") as f:
+        assert f.read() == pkg.image
+    # the firmware the package carries is the checkout's, file for file
+    assert _tree(firmware, True) == _tree(resources.FIRMWARE, True)
+    dist_info = [n for n in os.listdir(pkg.site) if n.startswith("matchbox-") and n.endswith(".dist-info")]
+    licenses = os.listdir(os.path.join(pkg.site, dist_info[0], "licenses"))
+    assert sorted(licenses) == ["LICENSE", "THIRD-PARTY.md"]
+
+
+def test_version_is_the_firmware_version(pkg):
+    version = resources.read_version()
+    assert pkg.matchbox("--version").stdout == "matchbox %s\n" % version
+    proc = _run([pkg.python, "-c", "import importlib.metadata as m; print(m.version('matchbox'))"],
+                env=pkg.env())
+    assert proc.stdout.strip() == version
+
+
+def test_sim_headless_plays_as_in_the_checkout(pkg):
+    out = pkg.matchbox("sim", "--headless", "--keys", KEYS).stdout
+    assert out == _checkout("sim", "--headless", "--keys", KEYS).stdout
+    result = json.loads(out)
+    assert result["state"]["turn"] == 3 and result["journal"].count("\n") >= 3
+
+
+def test_replay_a_file_and_stdin(pkg):
+    shutil.copyfile(GAME, os.path.join(pkg.work, "game.txt"))
+    by_file = pkg.matchbox("replay", "game.txt").stdout
+    assert by_file.startswith("game.txt: 3 players, 12 actions\n")
+    with open(GAME) as f:
+        by_stdin = pkg.matchbox("replay", "-", stdin=f.read()).stdout
+    assert by_stdin == by_file.replace("game.txt:", "-:", 1)
+
+
+def test_ref(pkg):
+    assert pkg.matchbox("ref", "3").stdout == _checkout("ref", "3").stdout
+
+
+def test_report(pkg):
+    shutil.copyfile(GAME, os.path.join(pkg.work, "report-game.txt"))
+    pkg.matchbox("report", "report-game.txt", "-o", "report.html")
+    with open(os.path.join(pkg.work, "report.html")) as f:
+        page = f.read()
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page
+
+
+def test_web_build_only(pkg):
+    pkg.matchbox("web", "--build-only", "site")
+    site = os.path.join(pkg.work, "site")
+    for name in resources.WASM_FILES:
+        with open(os.path.join(site, name), "rb") as a, open(os.path.join(resources.WASM, name), "rb") as b:
+            assert a.read() == b.read(), name
+    with open(os.path.join(site, "index.html")) as f:
+        assert 'aria-label="display 4"' in f.read()
+    with open(os.path.join(site, "files.json")) as f:
+        assert "py/lib/box/app.py" in json.load(f)
+
+
+def test_flash_dry_run(pkg):
+    out = pkg.matchbox("flash", "--dry-run", "--port", "/dev/null-no-such-board").stdout
+    assert "would copy" in out and "main.py" in out and "lib/tycoon/game.mpy" in out
+
+
+def test_wiring_to_a_file(pkg):
+    pkg.matchbox("wiring", "-o", "wiring.svg")
+    with open(os.path.join(pkg.work, "wiring.svg")) as a, \
+            open(os.path.join(resources.HARDWARE, "wiring.svg")) as b:
+        assert a.read() == b.read()
+    pkg.matchbox("wiring", "--check")
+
+
+def test_watch_a_file_of_state_lines(pkg):
+    stream = pkg.matchbox("sim", "--headless", "--stream", "--keys", KEYS).stdout
+    with open(os.path.join(pkg.work, "states.txt"), "w") as f:
+        f.write(stream)
+    out = pkg.matchbox("watch", "--file", "states.txt", "--plain").stdout
+    assert out.startswith("watching: 3 players, seat 1 to act\n")
+    assert "seat 1 played 1 x 9 (1 stick)\n" in out and "seat 2 passed\n" in out
+
+
+def test_nothing_was_written_into_the_package(pkg):
+    """Last here: after every command above, the installed package is what pip put there."""
+    assert _tree(pkg.site) == pkg.before
