@@ -279,20 +279,20 @@ def build_firmware(sources, env, picotool_config):
 # -- 3. check and record ----------------------------------------------------------------
 
 def uf2_blocks(data):
-    """[(target address, payload)] of a UF2 image; ValueError when a block is malformed."""
+    """[(target address, payload)] of a UF2 image; BuildFailed when a block is malformed."""
     if len(data) % 512:
-        raise ValueError("UF2 size %d is not a multiple of 512" % len(data))
+        raise BuildFailed("UF2 size %d is not a multiple of 512" % len(data))
     blocks = []
     total = len(data) // 512
     for i in range(total):
         blk = data[i * 512:(i + 1) * 512]
         m0, m1, flags, addr, size, no, count, family = struct.unpack_from("<8I", blk)
         if (m0, m1) != UF2_MAGIC[:2] or struct.unpack_from("<I", blk, 508)[0] != UF2_MAGIC[2]:
-            raise ValueError("block %d: bad magic" % i)
+            raise BuildFailed("block %d: bad magic" % i)
         if not flags & UF2_FLAG_FAMILY or family != UF2_FAMILY_RP2040:
-            raise ValueError("block %d: not an RP2040 block" % i)
+            raise BuildFailed("block %d: not an RP2040 block" % i)
         if size != 256 or no != i or count != total:
-            raise ValueError("block %d: size %d, number %d of %d" % (i, size, no, count))
+            raise BuildFailed("block %d: size %d, number %d of %d" % (i, size, no, count))
         blocks.append((addr, blk[32:32 + size]))
     return blocks
 
