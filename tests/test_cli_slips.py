@@ -311,11 +311,11 @@ def lingering(marker):
     return found
 
 
-def stopped(argv, cwd, env, sig, after, started=None):
-    """Start matchbox in a session of its own, send sig to the whole session (as a terminal
-    sends Ctrl-C) once `started(stderr so far)` or after `after` s; (status, stderr)."""
+def stopped(argv, cwd, env, sig, after):
+    """Start matchbox in a session of its own (stdin a pipe left open), send sig to the whole
+    session after `after` s, as a terminal sends Ctrl-C; (status, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli"] + list(argv), cwd=str(cwd),
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(after)
     assert proc.poll() is None, "it ended before the signal: %s" % proc.stderr.read()
@@ -356,6 +356,32 @@ def test_a_signal_while_the_simulated_box_runs(home, sig, status, why):
     time.sleep(0.3)
     assert os.listdir(env["TMPDIR"]) == []        # the box's temporary flash is gone
     assert lingering(env["TMPDIR"]) == []         # and so is its MicroPython process
+
+
+def pico_ready():
+    from host_tools.virtual import emulated_pico
+    return emulated_pico.missing() is None
+
+
+@pytest.mark.parametrize("argv,after", [
+    (("report", "game.txt", "-o", "game.png"), 0.8),        # drawing the plot
+    (("watch", "--file", "-"), 1.0),                         # waiting for lines on stdin
+    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 1.0),   # the emulator starting
+    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 4.0),   # the emulated box running
+], ids=["report drawing", "watch stdin", "sim --pico starting", "sim --pico running"])
+def test_ctrl_c_at_other_stages(home, argv, after):
+    if "--pico" in argv and not pico_ready():
+        pytest.skip("needs the emulated Pico (Node.js, rp2040js, the UF2 and the boot ROM)")
+    folder, env = home
+    before = snapshot(folder)
+    status, err = stopped(argv, folder, env, signal.SIGINT, after=after)
+    assert status == INTERRUPTED, err
+    assert one_line(err, argv[0]).endswith("stopped: interrupted (Ctrl-C)")
+    after_files = snapshot(folder)
+    after_files.pop("game.png", None)     # a report may have been written before the signal
+    assert after_files == before
+    time.sleep(0.3)
+    assert lingering(str(folder)) == [] and lingering(env["TMPDIR"]) == []
 
 
 # --- a wrong or swapped UF2 or boot ROM for --pico ---------------------------------------------
