@@ -1,9 +1,17 @@
-"""The `matchbox` command: one subcommand per module, each with add_arguments() and run()."""
+"""The `matchbox` command: one subcommand per module, each with add_arguments() and run().
+
+This is the one place that reports what went wrong: a MatchboxError (host_tools.errors) a
+command raises, a usage error, Ctrl-C or SIGTERM become one line on stderr,
+`matchbox COMMAND: what: why`, and the exit status of host_tools.errors; never a traceback.
+"""
 import argparse
 import importlib
+import os
+import signal
 import sys
 
-from host_tools import resources
+from host_tools import files, resources
+from host_tools.errors import CANNOT, INTERRUPTED, MatchboxError, Stopped, one_line
 
 # subcommand -> (module, one-line help). A module provides add_arguments(parser) and
 # run(args) -> exit status.
@@ -20,14 +28,26 @@ COMMANDS = (
     ("web", "host_tools.web", "the box in a web browser: build the page, serve it, open it"),
 )
 
+# MATCHBOX_TRACEBACK=1 in the environment shows where an unexpected error (a bug) came from.
+TRACEBACK = "MATCHBOX_TRACEBACK"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with usage errors in the one-line shape: `matchbox sim: --port: why`."""
+
+    def error(self, message):
+        text = message[len("argument "):] if message.startswith("argument ") else message
+        self.exit(CANNOT, "%s: %s (see %s --help)\n" % (self.prog, one_line(text), self.prog))
+
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="matchbox", description="Matchbox referee box tools")
+    parser = Parser(prog="matchbox", description="Matchbox referee box tools")
     # The firmware's box/version.py is the package's version too (setup.py reads it).
     parser.add_argument("--version", action="version",
                         version="matchbox " + resources.read_version())
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
+    parser.commands = {}
     for name, module_name, help_text in COMMANDS:
         try:
             module = importlib.import_module(module_name)
@@ -38,17 +58,69 @@ def build_parser():
         p = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
+        parser.commands[name] = p
     return parser
 
 
+def _terminated(signum, frame):
+    raise Stopped()
+
+
+def say(command, text):
+    """One line on stderr: `matchbox COMMAND: text`."""
+    try:
+        sys.stderr.write("%s: %s\n" % (" ".join(("matchbox " + command).split()), one_line(text)))
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser()
+        args, extra = parser.parse_known_args(argv)
+        if extra:   # said by the command's own parser: `matchbox wiring: unrecognized ...`
+            parser.commands[args.command].error("unrecognized arguments: " + " ".join(extra))
+    except KeyboardInterrupt:
+        say("", "stopped: interrupted (Ctrl-C)")
+        return INTERRUPTED
+    command = args.command
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:   # not the main thread (a test): SIGTERM keeps its handler
+        previous = None
     try:
         return args.run(args) or 0
+    except MatchboxError as exc:
+        say(command, str(exc))
+        return exc.status
     except KeyboardInterrupt:
-        return 130
+        say(command, "stopped: interrupted (Ctrl-C)")
+        return INTERRUPTED
     except BrokenPipeError:
+        # the reader of our output went away (`| head`): nothing more to say to it
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
         return 0
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else "input/output"
+        say(command, "%s: %s" % (where, files.reason(exc)))
+        return CANNOT
+    except MemoryError:
+        say(command, "out of memory")
+        return CANNOT
+    except Exception as exc:
+        if os.environ.get(TRACEBACK):
+            raise
+        say(command, "internal error: %s: %s (a bug in matchbox: please report it with the "
+                     "command; %s=1 shows where it happened)"
+            % (type(exc).__name__, exc, TRACEBACK))
+        return 3
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from host_tools import resources
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
+from host_tools.errors import seconds_in
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
@@ -43,11 +44,11 @@ def add_arguments(parser):
     parser.add_argument("--yes", action="store_true",
                         help="ask nothing: light the displays without asking, skip the key test")
     parser.add_argument("--skip-keys", action="store_true", help="skip the key test")
-    parser.add_argument("--key-timeout", type=float, default=10.0, metavar="S",
+    parser.add_argument("--key-timeout", type=seconds_in(0, 600), default=10.0, metavar="S",
                         help="seconds to wait for each key press (default %(default)s)")
-    parser.add_argument("--light-seconds", type=float, default=3.0, metavar="S",
+    parser.add_argument("--light-seconds", type=seconds_in(0, 600, zero=True), default=3.0, metavar="S",
                         help="how long the displays stay lit when nobody is asked (default %(default)s)")
-    parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
+    parser.add_argument("--timeout", type=seconds_in(0, 3600), default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
 
 

@@ -27,6 +27,7 @@ from host_tools.resources import FIRMWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             reconnect)
+from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")
@@ -40,7 +41,7 @@ def add_arguments(parser):
                         help="copy the .py sources instead of compiled .mpy (skips the .mpy version check)")
     parser.add_argument("--dry-run", action="store_true",
                         help="show what would be copied and removed, change nothing")
-    parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
+    parser.add_argument("--timeout", type=seconds_in(0, 3600), default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
     parser.add_argument("--firmware", default=FIRMWARE, help="firmware folder to flash (default: the one this matchbox ships)")
 
@@ -111,20 +112,22 @@ def plan(local, on_board):
     return copy, remove
 
 
-def _error(message, status=2):
-    print("error: " + message, file=sys.stderr)
-    return status
+def _error(message, status=CANNOT):
+    raise MatchboxError("", message, status)
 
 
 def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNECT_TIMEOUT):
     """Flash the firmware tree at root to the board on port; returns the exit status."""
+    if not os.path.isfile(os.path.join(root, "main.py")):
+        _error("%s is not a firmware folder: it has no main.py (--firmware names a folder "
+               "like firmware/ of this project)" % root)
     with tempfile.TemporaryDirectory(prefix="matchbox-stage-") as stage_dir:
         try:
             staged = build.stage(stage_dir, source=source, root=root)
         except build.BuildError as exc:
             for err in exc.errors:
                 print(build.format_error(err), file=sys.stderr)
-            return _error("the firmware does not compile; nothing was copied", 1)
+            return _error("the firmware does not compile; nothing was copied", VERDICT)
         if not staged:
             return _error("no firmware files under %s" % root)
         local = {"/" + name: digest for name, digest in staged}
@@ -208,13 +211,11 @@ def _flash(board, stage_dir, local, native, source, dry_run):
 
     after = board.hashes(paths=sorted(local))
     bad = [p for p in sorted(local) if after.get(p) != local[p]]
-    for path in bad:
-        got = after.get(path)
-        print("error: verify failed: %s on the board %s" % (
-            path[1:], "is missing" if got is None else "has sha256 %s, expected %s" % (got, local[path])),
-            file=sys.stderr)
     if bad:
-        return 1
+        _error("verify failed: " + "; ".join("%s on the board %s" % (
+            path[1:], "is missing" if after.get(path) is None
+            else "has sha256 %s, expected %s" % (after.get(path), local[path])) for path in bad),
+            VERDICT)
     print("verified %d files on the board by sha256 (%d copied, %d removed, %d already up to date)"
           % (len(local), len(copy), len(remove), unchanged))
     how = board.restart(hard=True)

@@ -4,7 +4,7 @@ Fetches /games/current.txt (if there is one) to DIR/current.txt and every file u
 /games/archive/ to DIR/archive/..., default DIR ./games. Nothing on the board is written
 or deleted; the box's program is stopped while reading and restarted (soft reset) after.
 An archived game already pulled with different content is kept: the new copy gets a -2,
--3... suffix. Exit status: 0 done, 1 cannot write DIR, 2 board/port problem.
+-3... suffix. Exit status: 0 done, 2 cannot write DIR or a board/port problem.
 
 Each file is saved as the plain game record (header and actions, as `matchbox replay` reads
 the journal: checksum tags dropped, undo lines played out). A file with a problem - a line the
@@ -17,8 +17,9 @@ import sys
 
 from mpremote.transport import TransportExecError
 
-from host_tools import replay_portable
+from host_tools import files, replay_portable
 from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
+from host_tools.errors import MatchboxError, seconds_in
 
 CURRENT = "/games/current.txt"
 ARCHIVE = "/games/archive"
@@ -29,7 +30,7 @@ def add_arguments(parser):
                         help="where to put the games (default: ./games)")
     parser.add_argument("--port", default="auto",
                         help="serial port of the box (default: auto, the first USB serial device)")
-    parser.add_argument("--timeout", type=float, default=CONNECT_TIMEOUT,
+    parser.add_argument("--timeout", type=seconds_in(0, 3600), default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
     parser.add_argument("--raw", action="store_true",
                         help="save the journal files as they are on the box (checksum tags, "
@@ -67,7 +68,7 @@ def exported(remote, data):
     (with a warning on stderr) when the record has a problem."""
     text, error = replay_portable.plain(io.BytesIO(data))
     if text is None:
-        print("warning: %s:%d: %s: %s (saved as it is on the box)" % (
+        print("matchbox pull: warning: %s:%d: %s: %s (saved as it is on the box)" % (
             remote, error[0] if error else 0, error[1] if error else "syntax",
             error[2] if error else "no game"), file=sys.stderr)
         return data
@@ -75,12 +76,15 @@ def exported(remote, data):
 
 
 def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT, raw=False):
-    """Copy the board's games into dest; returns the exit status."""
+    """Copy the board's games into dest; returns the exit status (MatchboxError when the
+    board or dest does not serve)."""
+    if os.path.exists(dest) and not os.path.isdir(dest):
+        raise MatchboxError("cannot use %s" % dest, "it is a file, not a folder: give a folder "
+                            "for the games")
     try:
         board = connect(port, timeout=timeout)
     except BoardError as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
+        raise MatchboxError("", str(exc)) from None
     fetched = 0
     with board:
         try:
@@ -97,18 +101,15 @@ def pull(dest="games", port="auto", timeout=CONNECT_TIMEOUT, raw=False):
                 try:
                     saved = _save(local, data, keep_old)
                 except OSError as exc:
-                    print("error: cannot write %s: %s" % (local, exc.strerror or exc), file=sys.stderr)
-                    return 1
+                    raise MatchboxError("cannot write %s" % local, files.reason(exc)) from None
                 print("%s -> %s (%d bytes)" % (remote, saved, len(data)))
                 fetched += 1
             board.restart(hard=False)
         except TransportExecError as exc:
             lines = exc.error_output.strip().splitlines()
-            print("error: the board reported: %s" % (lines[-1] if lines else "an error"), file=sys.stderr)
-            return 2
+            raise MatchboxError("the board reported", lines[-1] if lines else "an error") from None
         except COMM_ERRORS as exc:
-            print("error: lost the board on %s: %s" % (board.port, exc), file=sys.stderr)
-            return 2
+            raise MatchboxError("lost the board on %s" % board.port, str(exc)) from None
     if fetched:
         print("pulled %d file%s into %s" % (fetched, "" if fetched == 1 else "s", dest))
     else:

@@ -1,6 +1,5 @@
 """`matchbox ref`: the digital quick-reference sheet - what each face can become, at what cost."""
-import sys
-
+from host_tools.errors import MatchboxError
 from tycoon.cards import becomes, char, parse_char, VALUES
 
 
@@ -24,8 +23,7 @@ def run(args):
     else:
         face = parse_char(args.face)
         if face < 0:
-            print("matchbox ref: '%s' is not a card (0-9, A-H)" % args.face, file=sys.stderr)
-            return 2
+            raise MatchboxError("'%s'" % args.face, "not a card (one face: 0-9, A-H)")
         faces = [face]
         values = max(values, face + 1)
     print("face -> value(sticks)")

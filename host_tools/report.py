@@ -8,7 +8,8 @@ The parts live in host_tools/reports/: trace (reading), plot (matplotlib), page.
 import os
 import sys
 
-from host_tools.reports import page, plot
+from host_tools import files
+from host_tools.errors import CANNOT, MatchboxError, check_folder
 from host_tools.reports.trace import ReportError, read_file
 
 FORMATS = (".html", ".svg", ".png")
@@ -17,6 +18,7 @@ STATUS = {None: 0, "illegal": 1, "syntax": 2}
 
 def render(trace, fmt):
     """The report of a trace in one format ('.svg', '.png', '.html'): str or bytes."""
+    from host_tools.reports import page, plot   # matplotlib: only when a report is drawn
     if fmt == ".svg":
         return plot.svg(trace)
     if fmt == ".png":
@@ -51,6 +53,20 @@ def write(trace, path):
             f.write(data)
 
 
+def writable(out):
+    """MatchboxError, before anything is drawn, when out cannot be written: a folder, in a
+    folder that is not there, or where no file can be made (/proc)."""
+    if os.path.isdir(out):
+        raise MatchboxError("cannot write %s" % out, "it is a directory")
+    folder = os.path.dirname(out) or "."
+    if not os.path.isdir(folder):
+        raise MatchboxError("cannot write %s" % out, "no such folder %s" % folder)
+    try:
+        check_folder(folder, "folder for the report")
+    except MatchboxError as exc:
+        raise MatchboxError("cannot write %s" % out, exc.why) from None
+
+
 def add_arguments(parser):
     parser.add_argument("game", metavar="GAME", help="game record")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -59,27 +75,25 @@ def add_arguments(parser):
 
 def run(args):
     out = args.output or default_output(args.game)
-    try:
-        output_format(out)
-        if os.path.abspath(out) == os.path.abspath(args.game):
-            raise ReportError("the report would overwrite the record %s: use -o" % args.game)
-        trace = read_file(args.game)
-    except ReportError as err:
-        sys.stderr.write("matchbox report: %s\n" % err)
-        return 2
+    output_format(out)
+    if os.path.abspath(out) == os.path.abspath(args.game):
+        raise ReportError("the report would overwrite the record %s: use -o" % args.game)
+    writable(out)
+    trace = read_file(args.game)
     status = 0
+    where = ""
     if trace.error:
         line, kind, code = trace.error
-        sys.stderr.write("%s:%d: %s: %s\n" % (args.game, line, kind, code))
+        where = "%s:%d: %s: %s" % (args.game, line, kind, code)
         status = STATUS[kind]
     if trace.game is None:
-        sys.stderr.write("matchbox report: no report written: the header of %s is not valid\n"
-                         % args.game)
-        return status or 2
+        raise MatchboxError("no report written", "the header of %s is not valid (%s)"
+                            % (args.game, where or "no game"), status or CANNOT)
+    if where:
+        sys.stderr.write(where + "\n")
     try:
         write(trace, out)
     except OSError as err:
-        sys.stderr.write("matchbox report: cannot write %s: %s\n" % (out, err.strerror or err))
-        return 2
+        raise MatchboxError("cannot write %s" % out, files.reason(err)) from None
     print(out)
     return status

@@ -1,8 +1,8 @@
 """`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box), or with
 `--pico` on the emulated Pico (host_tools.virtual.emulated_pico: an emulated RP2040 running
 the box's own firmware image, or the UF2 given with `--uf2 PATH` on a blank flash); without
-Node, rp2040js or the boot ROM, or with a UF2 that is not one, `--pico` exits 1 with one line
-saying what is missing.
+Node, rp2040js or the boot ROM, or with a UF2 that is not one, `--pico` exits 2 with one line
+saying what is missing or wrong.
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
 JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}. With
@@ -15,9 +15,11 @@ Key words (case does not matter; docs/simulator.md):
   WAIT:MS                                   nothing pressed for MS milliseconds
 """
 import json
+import os
 import sys
 
-from host_tools.virtual.box import GAP_MS, BoxError, parse_keys, read_record
+from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line
+from host_tools.virtual.box import GAP_MS, PINMAP, BoxError, parse_keys, read_record
 from host_tools.virtual.new_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
@@ -34,10 +36,10 @@ def add_arguments(parser):
     parser.add_argument("--stream", action="store_true",
                         help="headless: print the firmware's USB state lines as they come "
                              "(for `matchbox watch --file -`) instead of the JSON")
-    parser.add_argument("--settle", type=int, default=SETTLE_MS, metavar="MS",
+    parser.add_argument("--settle", type=int_in(0, 3600000), default=SETTLE_MS, metavar="MS",
                         help="virtual ms to let pass after the last key (default %d)" % SETTLE_MS)
-    parser.add_argument("--displays", type=int, default=4, metavar="N",
-                        help="interactive: fit only the first N displays (1-4) to see paging")
+    parser.add_argument("--displays", type=int, metavar="N",
+                        help="fit only the first N displays (1-4; default all) to see paging")
     parser.add_argument("--pico", action="store_true",
                         help="run on the emulated RP2040 (the Pico's MicroPython in rp2040js, "
                              "docs/emulated-pico.md) instead of the unix port")
@@ -46,30 +48,17 @@ def add_arguments(parser):
                              "image as `make uf2` makes it; stock MicroPython gets the firmware "
                              "files on littlefs, as `matchbox flash` copies them)")
     parser.add_argument("--flash", metavar="DIR",
-                        help="interactive: keep the box's flash in DIR (created if missing), "
-                             "so a game survives restarting the simulator")
+                        help="keep the box's flash in DIR (created if missing), so a game "
+                             "survives restarting the simulator; with --journal a game kept "
+                             "there is archived first, as the box does for a new game")
 
 
-def headless(args, out=None):
-    """Run the box without a UI; returns the exit status."""
+def headless(args, steps, record, warning, devices, out=None):
+    """Run the box without a UI, pressing steps (parse_keys); returns the exit status."""
     out = out or sys.stdout
-    try:
-        steps = parse_keys(args.keys)
-    except ValueError as exc:
-        print("matchbox sim: %s" % exc, file=sys.stderr)
-        return 2
-    record = None
-    if args.journal:
-        record, warning = read_record(args.journal)
-        if record is None:
-            return 2
-        if warning:
-            print(warning, file=sys.stderr)
-    try:
-        box = make_box(args, record)
-    except BoxError as exc:
-        print("matchbox sim: %s" % exc, file=sys.stderr)
-        return 1
+    if warning:
+        print(warning, file=sys.stderr)
+    box = new_box(args, record, devices)
     with box:
         sent = 0
 
@@ -93,36 +82,97 @@ def headless(args, out=None):
             result = {"displays": box.displays(), "state": box.state(),
                       "journal": box.journal_text()}
         except BoxError as exc:
-            print("matchbox sim: the box failed: %s" % exc, file=sys.stderr)
-            return 1
+            raise MatchboxError("the box failed", one_line(exc), VERDICT) from None
         if box.mode != "running":
-            print("matchbox sim: the firmware stopped (%s):\n%s" % (
-                box.mode, "\n".join(box.console[-20:])), file=sys.stderr)
-            return 1
+            lines = [line for line in box.console if line.strip()]
+            raise MatchboxError("the firmware stopped (%s)" % box.mode, one_line(
+                lines[-1] if lines else "it printed nothing"), VERDICT)
     if not args.stream:
         out.write(json.dumps(result) + "\n")
     return 0
 
 
-def interactive(args):
+def new_box(args, record, devices):
+    """The box to run (host_tools.virtual.new_box); MatchboxError when it cannot run here."""
+    try:
+        return make_box(args, record, devices=devices)
+    except BoxError as exc:
+        what, _, why = one_line(exc).partition(": ")
+        if what != "--pico" or not why:
+            what, why = "the box", one_line(exc)
+        raise MatchboxError(what, why) from None
+
+
+def display_count(args):
+    """The displays to fit: --displays N checked against the pin map (1 to its count)."""
+    with open(PINMAP) as f:
+        addresses = [d["address"] for d in json.load(f)["displays"]]
+    n = len(addresses) if args.displays is None else args.displays
+    if not 1 <= n <= len(addresses):
+        raise MatchboxError("--displays", "must be 1 to %d (the displays of the pin map), not %d"
+                            % (len(addresses), n))
+    return addresses[:n]
+
+
+def keep_flash(folder, record):
+    """Before `--journal` puts record into the kept flash folder: a game kept there
+    (games/current.txt, not the same record) goes to games/archive/game-NNN.txt, the next
+    number, as the box archives the running game when a new one starts. Returns the archive
+    path, or None when nothing was kept."""
+    games = os.path.join(folder, "games")
+    current = os.path.join(games, "current.txt")
+    if not os.path.isfile(current):
+        return None
+    with open(current, "rb") as f:
+        kept = f.read(len(record) + 1)
+    if kept == record or not kept.strip():
+        return None
+    archive = os.path.join(games, "archive")
+    os.makedirs(archive, exist_ok=True)
+    numbers = [int(name[5:-4]) for name in os.listdir(archive)
+               if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit()]
+    path = os.path.join(archive, "game-%03d.txt" % (max(numbers) + 1 if numbers else 1))
+    os.rename(current, path)
+    return path
+
+
+def interactive(args, record, warning, devices):
     """The terminal simulator (host_tools.tui)."""
     from host_tools import tui
-    return tui.run(args)
+    return tui.run(args, record, warning, devices)
 
 
 def run(args):
     if args.stream and not args.headless:
-        print("matchbox sim: --stream needs --headless", file=sys.stderr)
-        return 2
+        raise MatchboxError("--stream", "needs --headless")
     if args.uf2 and not args.pico:
-        print("matchbox sim: --uf2 goes with --pico (the emulated RP2040 boots the UF2)",
-              file=sys.stderr)
-        return 2
+        raise MatchboxError("--uf2", "goes with --pico (the emulated RP2040 boots the UF2)")
     if args.pico and args.flash:
-        print("matchbox sim: --flash keeps a folder for the unix port; the emulated Pico "
-              "starts from a fresh littlefs image (use --journal to resume a game)",
-              file=sys.stderr)
-        return 2
+        raise MatchboxError("--flash", "keeps a folder for the unix port; the emulated Pico "
+                            "starts from a fresh littlefs image (use --journal to resume a game)")
+    devices = display_count(args)
+    try:
+        steps = parse_keys(args.keys)
+    except ValueError as exc:
+        raise MatchboxError("--keys", str(exc).replace(" in --keys", "")) from None
+    if not args.headless:
+        from host_tools import tui
+        tui.check_terminal()
+    record = warning = None
+    if args.journal:
+        record, warning = read_record(args.journal)
+    if args.flash:
+        check_folder(args.flash, "folder for the box's flash")
+        if record is not None:
+            try:
+                kept = keep_flash(args.flash, record)
+            except OSError as exc:
+                raise MatchboxError(args.flash, "cannot archive the game kept there: %s"
+                                    % exc.strerror) from None
+            if kept:
+                print("matchbox sim: the game kept in %s was archived as %s (as the box does "
+                      "when a new game starts)" % (args.flash, os.path.relpath(kept, args.flash)),
+                      file=sys.stderr)
     if args.headless:
-        return headless(args)
-    return interactive(args)
+        return headless(args, steps, record, warning, devices)
+    return interactive(args, record, warning, devices)

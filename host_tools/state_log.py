@@ -19,11 +19,12 @@ def parse_state(line):
     try:
         s = json.loads(line)
         n = s["players"]
-        ok = (_is_int(n) and 2 <= n <= 8 and len(s["seats"]) == n
-              and (s["turn"] is None or _is_int(s["turn"]) and 1 <= s["turn"] <= n)
+        ok = (_is_int(n) and 2 <= n <= 8 and isinstance(s["seats"], list) and len(s["seats"]) == n
+              and (s["turn"] is None and s["finished"] is True
+                   or _is_int(s["turn"]) and 1 <= s["turn"] <= n)
               and isinstance(s["revolution"], bool) and isinstance(s["finished"], bool)
               and isinstance(s["strongest"], str) and _is_int(s["supply"])
-              and all(_is_int(x) for x in s["ranking"]))
+              and isinstance(s["ranking"], list) and all(_is_int(x) for x in s["ranking"]))
         for i, seat in enumerate(s["seats"]):
             ok = ok and seat["seat"] == i + 1 and _is_int(seat["cards"]) and _is_int(seat["sticks"]) \
                 and (seat["rank"] is None or _is_int(seat["rank"]))
@@ -31,8 +32,8 @@ def parse_state(line):
         if t is not None:
             ok = ok and isinstance(t["value"], str) and _is_int(t["count"]) and _is_int(t["seat"]) \
                 and _is_int(t["sticks"])
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError, RuntimeError):
+        return None   # RuntimeError: JSON nested too deep (RecursionError on CPython)
     return s if ok else None
 
 

@@ -22,10 +22,11 @@ import sys
 import time
 
 from host_tools.resources import FIRMWARE
+from host_tools.errors import VERDICT, MatchboxError, one_line
 from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
-from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError, read_record
+from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError
 from host_tools.virtual.new_box import make_box
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
@@ -448,6 +449,9 @@ class Painter:
         bold, dim, rev = curses.A_BOLD, curses.A_DIM, curses.A_REVERSE
         a = {"lit": bold, "unlit": dim, "face": 0, "banner": rev | bold, "label": bold,
              "note": bold, "dim": dim, "cap": rev, "hot": rev | bold, "key": bold}
+        if not curses.has_colors():
+            self.attr = a
+            return
         try:
             curses.start_color()
             try:
@@ -471,7 +475,7 @@ class Painter:
             for i, (name, fg, bg, extra) in enumerate(pairs, 1):
                 curses.init_pair(i, fg, bg)
                 a[name] = curses.color_pair(i) | extra
-        except curses.error:
+        except (curses.error, ValueError):   # fewer colours than it claimed
             pass
         self.attr = a
 
@@ -665,28 +669,31 @@ def _main_loop(scr, session):
         painter.draw(session)
 
 
-def run(args):
-    """`matchbox sim` without --headless; returns the exit status."""
-    n = getattr(args, "displays", None) or 4
-    with open(PINMAP) as f:
-        addresses = [d["address"] for d in json.load(f)["displays"]]
-    if not 1 <= n <= len(addresses):
-        print("matchbox sim: --displays must be 1 to %d" % len(addresses), file=sys.stderr)
-        return 2
+def check_terminal():
+    """MatchboxError unless stdin and stdout are a terminal curses can draw on (its TERM
+    known, the cursor movable): said before anything starts."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("matchbox sim: the simulator needs a terminal (or use --headless)",
-              file=sys.stderr)
-        return 2
-    record = warning = None
-    if getattr(args, "journal", None):
-        record, warning = read_record(args.journal)
-        if record is None:
-            return 2
+        raise MatchboxError("the simulator", "needs a terminal (or use --headless)")
+    term = os.environ.get("TERM") or "(unset)"
     try:
-        box = make_box(args, record, devices=addresses[:n])
+        curses.setupterm(fd=sys.stdout.fileno())
+        movable = curses.tigetstr("cup") and curses.tigetstr("clear")
+    except curses.error:
+        raise MatchboxError("the terminal", "TERM=%s is not a terminal type this system knows: "
+                            "use a terminal such as xterm, or --headless" % term) from None
+    if not movable:
+        raise MatchboxError("the terminal", "TERM=%s cannot place the cursor: use a terminal "
+                            "such as xterm, or --headless" % term)
+
+
+def run(args, record=None, warning=None, devices=None):
+    """`matchbox sim` without --headless (host_tools.sim has checked the terminal, read the
+    journal and counted the displays); returns the exit status."""
+    try:
+        box = make_box(args, record, devices=devices)
     except BoxError as exc:
-        print("matchbox sim: %s" % exc, file=sys.stderr)
-        return 1
+        what, _, why = one_line(exc).partition(": ")
+        raise MatchboxError(what if why else "the box", why or one_line(exc)) from None
     locale.setlocale(locale.LC_ALL, "")
     os.environ.setdefault("ESCDELAY", "25")
 
@@ -704,17 +711,15 @@ def run(args):
             session.say(warning, until_key=True)
         status = curses.wrapper(_main_loop, session)
     except KeyboardInterrupt:
-        status = 0
+        status = 0     # Ctrl-C is a key of the simulator: quit (docs/display.md)
     except BoxError as exc:
-        failure = "matchbox sim: the box failed: %s" % exc
-        status = 1
+        failure = MatchboxError("the box failed", one_line(exc), VERDICT)
     except curses.error as exc:
-        failure = "matchbox sim: the terminal cannot be used (%s); try --headless" % exc
-        status = 1
+        failure = MatchboxError("the terminal", "cannot be used (%s): try --headless" % exc)
     finally:
         box.close()
         for sig, handler in old.items():
             signal.signal(sig, handler)
     if failure:
-        print(failure, file=sys.stderr)
+        raise failure
     return status

@@ -7,8 +7,10 @@ read off two consecutive states ("seat 3 played 2 x 9 (2 sticks)", "seat 4 passe
 
 On a terminal the screen is redrawn after each state; otherwise each state appends its log
 lines and a one-line summary. `--file FILE` (or `-` for stdin) reads the lines from a file.
-Exit status: 0 at the end of the input, 2 when the port or file cannot be opened.
+Exit status: 0 at the end of the input, 1 when the input held no state line (an empty file),
+2 when the port or file cannot be opened.
 """
+import os
 import sys
 import time
 
@@ -16,6 +18,7 @@ import serial
 
 from host_tools import files
 from host_tools.device.serial_board import BoardError, find_port, probe_port
+from host_tools.errors import VERDICT, MatchboxError, int_in
 from host_tools.state_log import _sticks, _turn, changes, order_text, parse_state, table_text
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -28,62 +31,85 @@ def add_arguments(parser):
                         help="serial port of the box (default: auto, the first USB serial device)")
     parser.add_argument("--file", metavar="FILE",
                         help="read state lines from FILE (- for stdin) instead of a port")
-    parser.add_argument("--count", type=int, metavar="N",
+    parser.add_argument("--count", type=int_in(1), metavar="N",
                         help="stop after N states")
     parser.add_argument("--once", action="store_true",
                         help="stop when the box goes away instead of waiting for it to come back")
     parser.add_argument("--plain", action="store_true",
                         help="append plain lines even on a terminal (no screen redraw)")
-    parser.add_argument("--log", type=int, default=12, metavar="N",
+    parser.add_argument("--log", type=int_in(0, 1000), default=12, metavar="N",
                         help="log lines kept on the screen (default %(default)s)")
 
 
 def run(args):
     redraw = sys.stdout.isatty() and not args.plain
+    counts = {}
     try:
         if args.file:
-            source = file_lines(args.file)
+            source = file_lines(args.file, counts)
         else:
             source = port_lines(args.port, once=args.once)
-        return watch(source, redraw=redraw, count=args.count, log_size=args.log)
+        seen = watch(source, redraw=redraw, count=args.count, log_size=args.log)
     except BoardError as exc:
-        print("error: %s" % exc, file=sys.stderr)
-        return 2
+        raise MatchboxError("", str(exc)) from None
+    if args.file and not seen:
+        name = "stdin" if args.file == "-" else args.file
+        if not counts.get("bytes"):
+            why = "it is empty (a state line comes after each action on the box)"
+        else:
+            why = ("none of its %d lines is a state line (the JSON the box prints after each "
+                   "action)" % counts.get("lines", 0))
+        raise MatchboxError("no state in %s" % name, why, VERDICT)
+    return 0
 
 
 # --- reading ----------------------------------------------------------------------------------
 
-def _split(chunks):
-    """Text lines from an iterable of byte chunks (CR/LF endings, over-long lines dropped)."""
+def _split(chunks, counts=None):
+    """Text lines from an iterable of byte chunks (CR/LF endings, over-long lines dropped);
+    counts (a dict), when given, gets the "bytes" and "lines" seen."""
+    counts = {} if counts is None else counts
+    counts["bytes"] = counts["lines"] = 0
     buf = b""
     for chunk in chunks:
+        counts["bytes"] += len(chunk)
         buf += chunk
         while True:
             i = buf.find(b"\n")
             if i < 0:
                 break
             line, buf = buf[:i], buf[i + 1:]
+            counts["lines"] += 1
             if len(line) <= MAX_LINE:
                 yield line.decode("utf-8", "replace").rstrip("\r")
         if len(buf) > MAX_LINE:
             buf = b""
-    if buf and len(buf) <= MAX_LINE:
-        yield buf.decode("utf-8", "replace").rstrip("\r")
+    if buf:
+        counts["lines"] += 1
+        if len(buf) <= MAX_LINE:
+            yield buf.decode("utf-8", "replace").rstrip("\r")
 
 
-def file_lines(path):
-    """Lines of a file, or of stdin for '-'; BoardError when the file cannot be opened."""
+def file_lines(path, counts=None):
+    """Lines of a file, or of stdin for '-'; BoardError when the file cannot be opened or is
+    a folder. Read in chunks: a line is at most MAX_LINE bytes, whatever the file's size."""
     if path == "-":
-        return _split(iter(lambda: sys.stdin.buffer.read1(4096), b""))
+        return _split(iter(lambda: sys.stdin.buffer.read1(4096), b""), counts)
     try:
         f = open(path, "rb")
+        if os.path.isdir(path):
+            f.close()
+            raise IsADirectoryError(21, "Is a directory")
     except OSError as exc:
         raise BoardError(files.cannot_read(path, exc)) from None
 
     def chunks():
         with f:
-            yield from iter(lambda: f.read(4096), b"")
-    return _split(chunks())
+            try:
+                yield from iter(lambda: f.read(4096), b"")
+            except OSError as exc:
+                raise BoardError(files.cannot_read(path, exc)) from None
+    return _split(chunks(), counts)
 
 
 def _open(port):
@@ -171,7 +197,8 @@ def render(s, log, ignored=0):
 
 
 def watch(lines, redraw=False, count=None, log_size=12, out=None):
-    """Mirror the states among `lines`; returns 0. redraw: a full screen per state (terminal)."""
+    """Mirror the states among `lines`; returns how many states it showed. redraw: a full
+    screen per state (terminal)."""
     out = out or sys.stdout
     prev = None
     log = []
@@ -194,4 +221,4 @@ def watch(lines, redraw=False, count=None, log_size=12, out=None):
         out.flush()
         if count is not None and seen >= count:
             break
-    return 0
+    return seen

@@ -153,7 +153,7 @@ def draw_displays(svg, m):
         x = 40 + i * BOX_STEP
         svg.rect(x, BOX_Y, BOX_W, BOX_H, fill="#fff8e6", stroke="#8a6d1f")
         addr = d["address"]
-        svg.text(x + 10, BOX_Y + 20, "display %d   0x%02X (%d)" % (i, addr, addr), 13, weight="bold")
+        svg.text(x + 10, BOX_Y + 20, "display %d   0x%02X (%d)" % (i + 1, addr, addr), 13, weight="bold")
         head, _, tail = d["role"].partition(":")
         svg.text(x + 10, BOX_Y + 38, head + (":" if tail else ""), 11)
         if tail:

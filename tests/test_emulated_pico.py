@@ -435,3 +435,50 @@ def test_power_cuts_between_flash_operations(say_count):
     say_count("emulated Pico: %d power cuts between flash erase/program operations, %d survived "
               "(%d rounds of the scenario, seed %d)" % (survived, survived, rounds, CUT_SEED))
     assert survived >= CUTS
+
+
+class KeyWalker:
+    """doctor's output stream, and a person at the emulated box: when doctor asks for a key
+    ("press NAME ... "), the key is held on the emulated GPIO until doctor has answered."""
+
+    def __init__(self, bridge):
+        self.bridge = bridge
+        self.text = ""
+        self.held = None
+
+    def write(self, s):
+        import re
+        self.text += s
+        if s and self.held is not None:
+            self.bridge.call(self.bridge.board.release, self.held)
+            self.held = None
+        m = re.search(r"press (\S+)\s+\.\.\. $", s)
+        if m:
+            self.held = m.group(1)
+            self.bridge.call(self.bridge.board.press, self.held)
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_doctor_key_walk_on_the_emulated_pico():
+    """`matchbox doctor` in full on the emulated Pico, the key walk included: each key doctor
+    asks for is held on the emulated keypad or button pin, and the board's own scan (on
+    the Pico's MicroPython) must name it, every one of them."""
+    from host_tools import doctor
+    with ep.EmulatedPico() as pico:
+        pico.boot()
+        with ep.PicoPty(pico) as bridge:
+            person = KeyWalker(bridge)
+            status = doctor.doctor(port=bridge.port, interactive=True, out=person,
+                                   key_timeout=5, ask=lambda q: "y")
+    out = person.text
+    assert status == 0, out
+    order = doctor.key_order(doctor.load_pinmap())
+    assert [line.split()[1] for line in out.splitlines() if line.strip().startswith("press ")] \
+        == order and len(order) == 24, out
+    assert "all 24 keys seen" in out and "all segments of 4 display(s) light (confirmed)" in out

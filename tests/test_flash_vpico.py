@@ -1,6 +1,5 @@
 """End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
 unix port on a pty, see host_tools/virtual/pico.py), plus the virtual Pico itself under mpremote."""
-import argparse
 import hashlib
 import os
 import pty
@@ -63,11 +62,8 @@ def pico(tmp_path):
 
 
 def _matchbox(capsys, command, *argv):
-    """Run `matchbox COMMAND ARGV...` through the subcommand module's own parser."""
-    module = {"flash": flash, "pull": pull}[command]
-    parser = argparse.ArgumentParser(prog="matchbox " + command)
-    module.add_arguments(parser)
-    status = module.run(parser.parse_args(list(argv)))
+    """Run `matchbox COMMAND ARGV...` as the command does (its messages in one place)."""
+    status = cli.main([command] + list(argv))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -263,7 +259,7 @@ def test_missing_port_is_a_clear_error(capsys, command, tmp_path):
     port = str(tmp_path / "ttyACM9")
     status, out, err = _matchbox(capsys, command, "--port", port)
     assert status == 2
-    assert err.startswith("error: no board at %s: no such device" % port)
+    assert err.startswith("matchbox %s: no board at %s: no such device" % (command, port))
     assert len(err.strip().splitlines()) == 1
 
 
@@ -278,7 +274,7 @@ def test_auto_with_no_board(capsys, monkeypatch):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
     status, out, err = _matchbox(capsys, "flash")
     assert status == 2
-    assert err.startswith("error: no board found")
+    assert err.startswith("matchbox flash: no board found")
 
 
 def test_busy_port(capsys, pico, fw):

@@ -330,7 +330,7 @@ def test_html_is_self_contained_and_ranks(game, record, tmp_path, capsys):
     assert root.tag == SVG + "svg"
     assert len(ids(root, r"seat-\d+-cards")) == game.players
     table = re.search(r'<table id="ranking">(.*?)</table>', page, re.S).group(1)
-    rows = re.findall(r"<tr><td class=\"n\">(\w+)</td><td>.*?Seat (\d+)</td>", table)
+    rows = re.findall(r"<tr><td class=\"n\">(\w+)</td><td>.*?Seat (\d+)</span></td>", table)
     assert [int(seat) for _, seat in rows] == game.ranking
     assert [rank for rank, _ in rows] == ["1st", "2nd", "3rd", "4th"][:game.players]
     log = re.search(r'<table id="log">(.*?)</table>', page, re.S).group(1)

@@ -140,7 +140,7 @@ def test_pico_without_the_emulator_says_what_is_missing_in_one_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "sim", "--headless", "--pico",
                            "--uf2", uf2, "--keys", "3"], capture_output=True, text=True, cwd=ROOT,
                           timeout=120)
-    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert lines[0].startswith("matchbox sim: --pico: ")
@@ -150,3 +150,52 @@ def test_pico_without_the_emulator_says_what_is_missing_in_one_line(tmp_path):
 def test_pico_and_flash_do_not_go_together(tmp_path):
     code, out, err = sim("--pico", "--flash", str(tmp_path / "f"))
     assert code == 2 and out == "" and "--flash" in err and len(err.splitlines()) == 1
+
+
+def test_a_game_kept_in_the_flash_folder_is_archived_before_a_journal_replaces_it(tmp_path):
+    flash = tmp_path / "box"
+    first = tmp_path / "first.txt"
+    first.write_text("players 3\nplay 5\n")
+    code, out, err = sim("--headless", "--flash", str(flash), "--journal", str(first))
+    assert code == 0 and err == "", err
+    kept = (flash / "games" / "current.txt").read_bytes()
+    assert kept.startswith(b"players 3")
+    # the same record again: nothing to archive
+    code, out, err = sim("--headless", "--flash", str(flash), "--journal", str(first))
+    assert code == 0 and err == "" and not (flash / "games" / "archive").exists()
+    (flash / "games" / "archive").mkdir()
+    (flash / "games" / "archive" / "game-007.txt").write_text("players 2\n")
+    second = tmp_path / "second.txt"
+    second.write_text("players 4\n")
+    code, out, err = sim("--headless", "--flash", str(flash), "--journal", str(second))
+    assert code == 0, err
+    archived = flash / "games" / "archive" / "game-008.txt"     # the next number, as the box
+    assert archived.read_bytes() == kept
+    assert (flash / "games" / "archive" / "game-007.txt").read_text() == "players 2\n"
+    assert err.strip() == ("matchbox sim: the game kept in %s was archived as %s (as the box "
+                           "does when a new game starts)" % (flash, os.path.join("games", "archive", "game-008.txt")))
+    assert json.loads(out)["state"]["players"] == 4
+    assert first.read_text() == "players 3\nplay 5\n" and second.read_text() == "players 4\n"
+
+
+def test_displays_fits_that_many_headless_too():
+    out = run_json("--headless", "--displays", "2", "--settle", "10")
+    assert len(out["displays"]) == 2
+    for bad in ("0", "5", "-1"):
+        code, out, err = sim("--headless", "--displays", bad)
+        assert code == 2 and out == "" and "--displays: must be 1 to 4" in err
+
+
+@pytest.mark.parametrize("text,says", [
+    ("", "empty.txt:1: syntax: missing header 'players' (the record is empty: the box starts "
+         "with the setup menu)"),
+    ("hello\n", "empty.txt:1: syntax: unknown word 'hello' (no game before it: the box starts "
+                "with the setup menu)"),
+    ("players 3\nplay 5\nplay 4\n", "empty.txt:3: illegal: not-stronger (the box resumes from "
+                                    "line 2, the last good line before it)")])
+def test_the_journal_warning_says_what_the_box_does(tmp_path, text, says):
+    record = tmp_path / "empty.txt"
+    record.write_text(text)
+    code, out, err = sim("--headless", "--journal", str(record), "--settle", "10")
+    assert code == 0 and err.strip() == str(tmp_path / says)
+    assert (json.loads(out)["state"] is None) == ("setup menu" in says)

@@ -491,7 +491,7 @@ def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
     record.write_text("players 2\nhands 15 15\n1: play 7 7\n2: play 3\n")
     t = term("--journal", str(record), cols=200)
     t.wait_for(lambda t: t.readings()[:2] == [word("2-7"), word("P2 F")])
-    warning = "%s:4: illegal: wrong-count (the box resumes from the last good line before it)" % record
+    warning = "%s:4: illegal: wrong-count (the box resumes from line 3, the last good line before it)" % record
     assert warning in t.text()     # at once, before any key
     assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
     t.pump(tui.NOTE_MS / 1000.0 + 0.5)
@@ -551,7 +551,7 @@ def test_without_a_terminal_it_says_to_use_headless():
     assert proc.returncode == 2 and "--headless" in proc.stderr
     proc = subprocess.run(base + ["--displays", "5"], cwd=ROOT, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "--displays must be 1 to 4" in proc.stderr
+    assert proc.returncode == 2 and "--displays: must be 1 to 4" in proc.stderr
 
 
 def test_pico_plays_on_the_emulated_rp2040():

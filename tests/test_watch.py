@@ -105,7 +105,10 @@ def log_of(output):
 
 def run_watch(lines, **kw):
     out = io.StringIO()
-    assert watch.watch(iter(lines), out=out, **kw) == 0
+    shown = watch.watch(iter(lines), out=out, **kw)
+    text = out.getvalue()
+    assert shown == (text.count(watch.CLEAR) if kw.get("redraw") else
+                     len([ln for ln in text.splitlines() if ln.startswith("  [")]))
     return out.getvalue()
 
 
@@ -222,11 +225,11 @@ def test_file_and_stdin(capsys, tmp_path, monkeypatch):
 def test_missing_port_and_file(capsys, tmp_path):
     assert cli.main(["watch", "--port", str(tmp_path / "ttyNOPE")]) == 2
     out, err = capsys.readouterr()
-    assert err.strip() == "error: no board at %s: no such device (is the Pico plugged in? " \
+    assert err.strip() == "matchbox watch: no board at %s: no such device (is the Pico plugged in? " \
                           "`mpremote connect list` shows the serial ports)" % (tmp_path / "ttyNOPE")
     assert cli.main(["watch", "--file", str(tmp_path / "none.txt")]) == 2
     out, err = capsys.readouterr()
-    assert err.strip() == "error: cannot read %s: no such file" % (tmp_path / "none.txt")
+    assert err.strip() == "matchbox watch: cannot read %s: no such file" % (tmp_path / "none.txt")
 
 
 class Stream(io.StringIO):

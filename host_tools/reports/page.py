@@ -18,6 +18,7 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #e3e3e3; text-align: left; 
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%;
        margin-right: 6px; vertical-align: baseline; }
+.seat { white-space: nowrap; }
 tr.revolution td { background: #f1ecf8; } tr.stop td { background: #fde8e8; color: #8e1b1b; }
 .ev { color: #555; } .ev b { color: #222; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; }
@@ -40,7 +41,8 @@ def html_page(trace, svg_text):
     out.append(svg_text[svg_text.index("<svg"):] + "\n")
 
     def dot(seat):
-        return "<span class=\"dot\" style=\"background:%s\"></span>Seat %d" % (seat_colour(seat), seat)
+        return ("<span class=\"seat\"><span class=\"dot\" style=\"background:%s\"></span>Seat %d"
+                "</span>" % (seat_colour(seat), seat))
 
     out.append("<h2>%s</h2>\n<table id=\"ranking\">\n<tr><th class=\"n\">Rank</th><th>Seat</th>"
                "<th>Result</th></tr>\n" % ("Final ranking" if game.finished else "Standing"))

@@ -35,6 +35,7 @@ REVOLT = "#6a3d9a"
 ERROR = "#c62828"
 
 DPI = 100                 # the SVG's size in pixels is its size in inches times this
+TAIL = 0.5                # actions of room after the last one (its level shows there)
 PNG_DPI = 2 * DPI         # the PNG is twice as large
 RC = {
     "svg.hashsalt": "matchbox-report",   # stable ids: the docs' picture is checked byte for byte
@@ -125,7 +126,9 @@ class Plot:
         ax = self.axes[what]
         ax.set_title(label, loc="left", fontsize=10, fontweight="bold",
                      pad=20 if what == "sticks" else 8)
-        ax.set_xlim(0, max(self.n, 1))
+        # Half an action of room after the last one, so its step is not on the frame and the
+        # level it leaves shows (the tail drawn below); integer ticks stop at the last action.
+        ax.set_xlim(0, self.n + TAIL if self.n else 1)
         top = self.ymax[what]
         ax.set_ylim(-0.07 * top, 1.07 * top)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, min_n_ticks=2))
@@ -164,6 +167,10 @@ class Plot:
                     solid_joinstyle="miter", gid="seat-%d-%s" % (seat, what),
                     marker="o" if len(values) == 1 else None, markersize=5,  # a lone deal
                     clip_on=len(values) > 1)
+            if len(values) > 1:
+                ax.plot([self.n, self.n + TAIL], [values[-1] + self.offset(what, seat)] * 2,
+                        color=seat_colour(seat), linewidth=1.8, zorder=3,
+                        gid="seat-%d-%s-after" % (seat, what))
         if self.trace.error:
             ax.axvline(self.n, color=ERROR, linewidth=1.6, linestyle=(0, (5, 3)), zorder=4,
                        gid="stop-%s" % what)

@@ -7,15 +7,18 @@ record with an error is kept up to its last legal action, with the error.
 import os
 from typing import Any, List, Optional, Tuple
 
-from host_tools import files
+from host_tools.errors import MatchboxError, read_bounded
 from tycoon import notation
 from tycoon.cards import cost
 from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
                          IllegalAction)
 
 
-class ReportError(Exception):
-    """A report that cannot be made: unreadable input, unknown output format."""
+class ReportError(MatchboxError):
+    """A record or an output path the report cannot use; the message says which and why."""
+
+    def __init__(self, why):
+        MatchboxError.__init__(self, "", why)
 
 
 def ordinal(n):
@@ -174,12 +177,12 @@ def read_record(f, name="game"):
 
 
 def read_file(path):
-    """A Trace of a record file. Raises ReportError when the file cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            return read_record(f, os.path.basename(path))
-    except OSError as err:
-        raise ReportError(files.cannot_read(path, err))
+    """A Trace of a record file. Raises MatchboxError when the file cannot be read or is
+    larger than a record can be (host_tools.virtual.box.MAX_RECORD)."""
+    import io
+    from host_tools.virtual.box import MAX_RECORD
+    return read_record(io.BytesIO(read_bounded(path, MAX_RECORD, "game record")),
+                       os.path.basename(path))
 
 
 def setup_text(game):

@@ -44,6 +44,15 @@ class BoxError(RuntimeError):
     """The board process misbehaved: crashed, stopped answering, or refused a command."""
 
 
+def _last_words(console):
+    """': its last output was "..."' from the board's console lines, or ' (it printed
+    nothing)': the end of a one-line message about a board that failed."""
+    lines = [line.strip() for line in console if line.strip()]
+    if not lines:
+        return " (it printed nothing)"
+    return ": its last output was %r" % lines[-1][:200]
+
+
 def key_name(name):
     """The canonical name of a key (upper case), or ValueError naming the unknown key."""
     canon = str(name).upper()
@@ -107,23 +116,31 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
     return keys + ["PLAY"]
 
 
+# The largest game record `sim --journal` puts on the box's flash: far more than a game
+# takes (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
+MAX_RECORD = 1024 * 1024
+
+
 def read_record(path):
-    """(bytes, warning) of a game record to put on the box's flash; (None, None) after
-    printing why it cannot be read. A record the rules reject is still returned (the box
-    drops the tail from the bad line, as after a power cut) with a warning naming the file
-    and the line; the warning is None for a clean record."""
+    """(bytes, warning) of a game record to put on the box's flash. MatchboxError naming the
+    file when it cannot be read or is larger than MAX_RECORD. A record the rules reject is
+    still returned (the box drops the tail from the bad line, as after a power cut) with a
+    warning naming the file, the line and what the box does; the warning is None for a clean
+    record."""
     from host_tools import replay_portable
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        print("matchbox sim: %s" % files.cannot_read(path, exc), file=sys.stderr)
-        return None, None
-    _game, error = replay_portable.replay(path)
+    from host_tools.errors import read_bounded
+    import io
+    data = read_bounded(path, MAX_RECORD, "game record")
+    game, error = replay_portable.replay_file(io.BytesIO(data))
     warning = None
     if error is not None:
-        warning = ("%s:%d: %s: %s (the box resumes from the last good line before it)"
-                   % (path, error[0], error[1], error[2]))
+        if not data.strip():
+            what = "the record is empty: the box starts with the setup menu"
+        elif game is None:
+            what = "no game before it: the box starts with the setup menu"
+        else:
+            what = "the box resumes from line %d, the last good line before it" % (error[0] - 1)
+        warning = "%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], what)
     return data, warning
 
 
@@ -394,10 +411,9 @@ class VBox(Inputs):
             self._ended()
 
     def _ended(self):
-        out = "\n".join(self.console[-30:])
         self.kill()
         self.mode = "crashed"
-        raise BoxError("the board process ended unexpectedly:\n" + out)
+        raise BoxError("the board process ended unexpectedly%s" % _last_words(self.console))
 
     def _lines(self):
         deadline = time.monotonic() + self.timeout
@@ -412,8 +428,8 @@ class VBox(Inputs):
             if left <= 0:
                 self.kill()
                 self.mode = "crashed"
-                raise BoxError("the board did not answer in %ss:\n%s" % (
-                    self.timeout, "\n".join(self.console[-30:])))
+                raise BoxError("the board did not answer in %ss%s" % (
+                    self.timeout, _last_words(self.console)))
             ready, _, _ = select.select([fd], [], [], left)
             if ready:
                 chunk = os.read(fd, 65536)

@@ -120,6 +120,51 @@ def missing(uf2=None):
         return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
                 "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
                 % (_shown(bootrom_path()), BOOTROM_NAME))
+    return (uf2_problem(uf2) if uf2 else None) or bootrom_problem(bootrom_path())
+
+
+FLASH_BASE, FLASH_SIZE = 0x10000000, 2 * 1024 * 1024
+BOOTROM_SIZE = 16384
+
+
+def uf2_problem(path):
+    """None when path is a UF2 for the RP2040 that fits the Pico's 2 MB flash (read with the
+    one UF2 reader, host_tools.device.image), else why not, in one line: said before Node
+    runs, which would fail with a stack trace."""
+    from host_tools.device.image import ImageError, read_uf2
+    name = "the UF2 %s" % _shown(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(2 * FLASH_SIZE + 1)   # a 2 MB image takes 4 MB of UF2 blocks
+    except OSError as exc:
+        return "%s cannot be read: %s" % (name, exc.strerror)
+    if len(data) > 2 * FLASH_SIZE:
+        return "%s is not a UF2 file for the Pico (more than 4 MB)" % name
+    try:
+        blocks = read_uf2(data, name)
+    except ImageError as exc:
+        return "%s%s" % (exc, " (is it the boot ROM?)" if len(data) == BOOTROM_SIZE else "")
+    for n, (address, _payload) in enumerate(blocks):
+        if not FLASH_BASE <= address < FLASH_BASE + FLASH_SIZE:
+            return "%s writes outside the Pico's flash (block %d at 0x%08x)" % (name, n, address)
+    return None
+
+
+def bootrom_problem(path):
+    """None when path looks like the RP2040 boot ROM (16 KB, its 'Mu' magic at 0x10), else
+    why not, in one line."""
+    name = "the boot ROM %s (MATCHBOX_PICO_BOOTROM)" % _shown(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(BOOTROM_SIZE + 1)
+    except OSError as exc:
+        return "%s cannot be read: %s" % (name, exc.strerror)
+    if len(data) != BOOTROM_SIZE:
+        return ("%s is not the RP2040 boot ROM: %s bytes, not %d%s" % (
+            name, "more than %d" % BOOTROM_SIZE if len(data) > BOOTROM_SIZE else len(data),
+            BOOTROM_SIZE, " (is it the UF2?)" if data[:4] == b"UF2\n" else ""))
+    if data[0x10:0x13] != b"Mu\x01":
+        return "%s is not the RP2040 boot ROM: no 'Mu' magic at 0x10" % name
     return None
 
 
@@ -467,8 +512,12 @@ class EmulatedPico(Inputs):
             pass
         self.proc = None
         self.mode = "off"
-        raise PicoError("the emulator ended unexpectedly:\n" + err.decode("utf-8", "replace")
-                        + "\n".join(self.console[-20:]))
+        # One line: Node's error ("Error: ...", not its stack), else the board's last words.
+        lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+        said = [ln for ln in lines if "Error" in ln.split(":")[0]] or lines[-1:] or \
+            [ln for ln in self.console if ln.strip()][-1:]
+        raise PicoError("the emulator ended unexpectedly%s" % (
+            ": " + said[0][:300] if said else " (it printed nothing)"))
 
     def _lines(self):
         deadline = time.monotonic() + self.timeout

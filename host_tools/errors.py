@@ -1,0 +1,125 @@
+"""What a person can get wrong, as one exception the `matchbox` command reports in one line.
+
+Every command raises `MatchboxError(what, why)` for a slip (a file that cannot be read, a number
+out of range, a board that is not there); host_tools.cli formats it as
+`matchbox COMMAND: what: why` on stderr and exits with its status:
+
+    0    done
+    1    a verdict: the command did its work and the answer is no (an illegal record, a
+         wiring diagram out of date, a problem the doctor found, a flash that did not verify)
+    2    cannot do what was asked (a file, folder, port, number or tool that does not serve)
+    130  interrupted (Ctrl-C); 143 stopped by SIGTERM
+
+Also here: the argparse types for bounded numbers, and a bounded read of an input file.
+"""
+import argparse
+import errno
+import os
+
+from host_tools import files
+
+VERDICT = 1
+CANNOT = 2
+INTERRUPTED = 130
+TERMINATED = 143
+
+
+class MatchboxError(Exception):
+    """A slip a person can fix: `what` (the thing: a file, an option) and `why` (the reason,
+    with what to do when there is something to do); `status` is the exit status."""
+
+    def __init__(self, what, why, status=CANNOT):
+        Exception.__init__(self, "%s: %s" % (what, why) if what else why)
+        self.what = what
+        self.why = why
+        self.status = status
+
+
+class Stopped(MatchboxError):
+    """The command was stopped by a signal (SIGTERM); cleanups run on the way out."""
+
+    def __init__(self, why="terminated (SIGTERM)", status=TERMINATED):
+        MatchboxError.__init__(self, "stopped", why, status)
+
+
+def one_line(text):
+    """Text as a single line: line breaks and runs of blanks become single spaces."""
+    return " ".join(str(text).split())
+
+
+# --- numbers on the command line -------------------------------------------------------------
+
+def int_in(low, high=None):
+    """An argparse type: an integer from low to high (high None: no upper bound)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a whole number" % text) from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError("%d is out of range (%s)" % (
+                value, "%d to %d" % (low, high) if high is not None else "at least %d" % low))
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def seconds_in(low, high, zero=False):
+    """An argparse type: seconds (a decimal number) from low to high; low itself is refused
+    when it is 0, unless zero."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a number of seconds" % text) from None
+        strict = low == 0 and not zero
+        if not (value > low if strict else value >= low) or not value <= high:
+            raise argparse.ArgumentTypeError("%s is out of range (%s%g to %g seconds)" % (
+                text, "more than " if strict else "", low, high))
+        return value
+    parse.__name__ = "seconds"
+    return parse
+
+
+# --- reading input ---------------------------------------------------------------------------
+
+def read_bounded(path, limit, what="file"):
+    """The bytes of the file at path, read with a bound: MatchboxError naming the file when it
+    cannot be read, is not a regular file of at most `limit` bytes (/dev/zero, a folder, a
+    1 GB file) - never more than limit + 1 bytes are read."""
+    try:
+        with open(path, "rb") as f:
+            if os.path.isdir(path):
+                raise IsADirectoryError(21, "Is a directory")
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise MatchboxError("cannot read %s" % path, files.reason(exc)) from None
+    if len(data) > limit:
+        raise MatchboxError("cannot read %s" % path, "too large for a %s (more than %s bytes)"
+                            % (what, "{:,}".format(limit).replace(",", " ")))
+    return data
+
+
+def check_folder(path, what="folder"):
+    """Make sure path is a folder, or can become one, that this process can create files in
+    (not a file, not /proc or /sys, not read-only); MatchboxError naming it and why not.
+    Nothing is created: a probe file is made and removed in the folder, or in the nearest
+    folder above it that exists."""
+    import tempfile
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise MatchboxError("cannot use %s" % path, "it is a file, not a folder: give a %s"
+                            % what)
+    here = path
+    while here and not os.path.exists(here):
+        here = os.path.dirname(here.rstrip(os.sep)) if here.rstrip(os.sep) else ""
+    here = here or "."
+    if not os.path.isdir(here):
+        raise MatchboxError("cannot use %s" % path, "%s is a file, not a folder" % here)
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".matchbox-probe-", dir=here)
+        os.close(fd)
+        os.remove(probe)
+    except OSError as exc:
+        # ENOENT for a folder that is there: a system folder (/proc) that takes no new files
+        why = "it takes no new files" if exc.errno == errno.ENOENT else files.reason(exc)
+        raise MatchboxError("cannot write in %s" % path, why) from None

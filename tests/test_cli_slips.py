@@ -1,0 +1,435 @@
+"""Every `matchbox` command with the slips a person makes: one line, the documented exit status,
+no traceback, and the person's files as they were.
+
+Each case runs the real command (a subprocess) in a folder of the person's files: a game
+record, an empty file, a binary file, a text file, a folder and a sparse 1 GB file. The
+message must be one line on stderr naming the thing and the reason; every file of the folder
+must be byte for byte what it was, nothing new may appear in it, and nothing may be left in
+the temporary folder. Ctrl-C and SIGTERM are sent at the stages where a command works for a
+while (the MicroPython replay, the simulated box); a wrong or swapped UF2 or boot ROM for
+`sim --pico` is named before Node starts.
+"""
+import hashlib
+import os
+import pty
+import random
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from host_tools.errors import INTERRUPTED, TERMINATED
+
+GAME = "players 3\nhands 4 4 4\nplay 5\npass\nplay 7\n"
+HUGE = 1 << 30          # a sparse file: no disk space, but 1 GB to anyone who reads it
+NO_PORT = "/nonexistent/ttyACM9"
+
+
+@pytest.fixture
+def home(tmp_path):
+    """The person's folder: (path, environment for the command)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "game.txt").write_text(GAME)
+    (home / "empty.txt").write_bytes(b"")
+    (home / "binary.bin").write_bytes(bytes(random.Random(19).randrange(256) for _ in range(4096)))
+    (home / "notes.txt").write_text("a file, not a folder\n")
+    (home / "dir").mkdir()
+    (home / "dir" / "kept.txt").write_text("kept\n")
+    (home / "figs.svg").mkdir()          # a folder with the name of an output file
+    with open(home / "huge.txt", "wb") as f:
+        f.truncate(HUGE)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), TERM="xterm")
+    for name in ("MATCHBOX_TRACEBACK", "COLUMNS", "LINES"):
+        env.pop(name, None)
+    return home, env
+
+
+def snapshot(folder):
+    """{relative path: sha256 of the bytes (size and mtime for the sparse giant)}."""
+    out = {}
+    for root, dirs, names in os.walk(folder):
+        for name in dirs + names:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, folder)
+            if os.path.isdir(path):
+                out[rel] = "dir"
+            elif os.path.getsize(path) >= HUGE:
+                st = os.stat(path)
+                out[rel] = (st.st_size, st.st_mtime_ns)
+            else:
+                with open(path, "rb") as f:
+                    out[rel] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def matchbox(argv, cwd, env, timeout=60):
+    return subprocess.run([sys.executable, "-m", "host_tools.cli"] + list(argv), cwd=str(cwd),
+                          env=env, capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL)
+
+
+def one_line(stderr, command):
+    """The one message line on stderr, checked for its shape."""
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    prefix = "matchbox %s: " % command if command else "matchbox: "
+    assert lines[0].startswith(prefix), lines[0]
+    return lines[0]
+
+
+# (command words, exit status, words the message must hold). Paths are relative to the
+# person's folder. 2 = cannot do what was asked, 1 = a verdict (README, "Exit status").
+CASES = [
+    ((), 2, ["COMMAND", "required"]),
+    (("nope",), 2, ["nope", "invalid choice"]),
+    # replay
+    (("replay",), 2, ["FILE", "required"]),
+    (("replay", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    (("replay", "dir"), 2, ["dir", "it is a directory"]),
+    (("replay", "--runtime", "perl", "game.txt"), 2, ["--runtime", "invalid choice"]),
+    (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    # ref
+    (("ref", "Z"), 2, ["'Z'", "not a card"]),
+    (("ref", "99"), 2, ["'99'", "not a card"]),
+    (("ref", ""), 2, ["''", "not a card"]),
+    # sim: numbers, keys, the journal, the flash folder
+    (("sim", "--headless", "--displays", "0"), 2, ["--displays", "1 to 4", "not 0"]),
+    (("sim", "--headless", "--displays", "9"), 2, ["--displays", "1 to 4", "not 9"]),
+    (("sim", "--displays", "0"), 2, ["--displays", "1 to 4", "not 0"]),
+    (("sim", "--displays", "9"), 2, ["--displays", "1 to 4", "not 9"]),
+    (("sim", "--headless", "--displays", "two"), 2, ["--displays", "invalid int value"]),
+    (("sim", "--headless", "--settle", "-1"), 2, ["--settle", "-1 is out of range"]),
+    (("sim", "--headless", "--keys", "PLAY SHIFT"), 2, ["--keys", "SHIFT"]),
+    (("sim", "--headless", "--keys", "WAIT:x"), 2, ["--keys", "WAIT"]),
+    (("sim", "--headless", "--journal", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    (("sim", "--headless", "--journal", "dir"), 2, ["dir", "it is a directory"]),
+    (("sim", "--headless", "--journal", "/dev/zero"), 2, ["/dev/zero", "too large", "1 048 576"]),
+    (("sim", "--headless", "--journal", "huge.txt"), 2, ["huge.txt", "too large"]),
+    (("sim", "--headless", "--journal", "/proc/self/mem"), 2, ["/proc/self/mem", "cannot read"]),
+    (("sim", "--headless", "--flash", "notes.txt"), 2, ["notes.txt", "not a folder"]),
+    (("sim", "--headless", "--flash", "notes.txt/box"), 2, ["notes.txt", "not a folder"]),
+    (("sim", "--headless", "--flash", "/proc/box"), 2, ["/proc/box", "cannot write"]),
+    (("sim", "--headless", "--flash", "/sys/box"), 2, ["/sys/box", "cannot write"]),
+    (("sim", "--headless", "--pico", "--flash", "dir"), 2, ["--flash", "emulated Pico"]),
+    (("sim", "--stream"), 2, ["--stream", "--headless"]),
+    (("sim",), 2, ["needs a terminal", "--headless"]),
+    # watch
+    (("watch", "--file", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    (("watch", "--file", "dir"), 2, ["dir", "it is a directory"]),
+    (("watch", "--file", "empty.txt"), 1, ["no state in empty.txt", "it is empty"]),
+    (("watch", "--file", "binary.bin"), 1, ["no state in binary.bin", "is a state line"]),
+    (("watch", "--file", "game.txt"), 1, ["no state in game.txt", "none of its 5 lines"]),
+    (("watch", "--count", "0", "--file", "game.txt"), 2, ["--count", "0 is out of range"]),
+    (("watch", "--log", "-1", "--file", "game.txt"), 2, ["--log", "-1 is out of range"]),
+    (("watch", "--port", NO_PORT), 2, ["no board at " + NO_PORT]),
+    # report
+    (("report", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    (("report", "dir", "-o", "dir.svg"), 2, ["dir", "it is a directory"]),
+    (("report", "empty.txt", "-o", "e.svg"), 2, ["no report written", "empty.txt"]),
+    (("report", "binary.bin", "-o", "b.svg"), 2, ["no report written", "binary.bin"]),
+    (("report", "/dev/zero", "-o", "z.svg"), 2, ["/dev/zero", "too large"]),
+    (("report", "huge.txt", "-o", "h.svg"), 2, ["huge.txt", "too large"]),
+    (("report", "game.txt", "-o", "out.doc"), 2, ["out.doc", "unknown output format"]),
+    (("report", "game.txt", "-o", "figs.svg"), 2, ["figs.svg", "it is a directory"]),
+    (("report", "game.txt", "-o", "nofolder/g.svg"), 2, ["nofolder/g.svg", "no such folder"]),
+    (("report", "game.txt", "-o", "/proc/g.svg"), 2, ["/proc/g.svg", "cannot write"]),
+    # flash, pull, doctor
+    (("flash", "--port", NO_PORT), 2, ["no board at " + NO_PORT]),
+    (("flash", "--timeout", "-1"), 2, ["--timeout", "out of range"]),
+    (("flash", "--dry-run", "--firmware", "notes.txt"), 2, ["notes.txt", "not a firmware folder"]),
+    (("flash", "--dry-run", "--firmware", "/proc"), 2, ["/proc", "not a firmware folder"]),
+    (("pull", "--port", NO_PORT, "got"), 2, ["no board at " + NO_PORT]),
+    (("pull", "notes.txt", "--port", NO_PORT), 2, ["notes.txt", "not a folder"]),
+    (("pull", "--timeout", "soon"), 2, ["--timeout", "not a number of seconds"]),
+    (("doctor", "--key-timeout", "-1"), 2, ["--key-timeout", "out of range"]),
+    (("doctor", "--light-seconds", "1e9"), 2, ["--light-seconds", "out of range"]),
+    # wiring, web
+    (("wiring", "--out-of-date"), 2, ["unrecognized arguments"]),
+    (("web", "--port", "99999"), 2, ["--port", "99999 is out of range", "0 to 65535"]),
+    (("web", "--port", "-5"), 2, ["--port", "-5 is out of range"]),
+    (("web", "--port", "http"), 2, ["--port", "'http' is not a whole number"]),
+    (("web", "--build-only", "notes.txt"), 2, ["notes.txt", "not a folder"]),
+    (("web", "--build-only", "notes.txt/site"), 2, ["notes.txt", "not a folder"]),
+    (("web", "--build-only", "/proc/site"), 2, ["/proc/site", "cannot write"]),
+    (("web", "--build-only", "/sys/site"), 2, ["/sys/site", "cannot write"]),
+]
+
+
+def run_in_process(argv, folder, env, monkeypatch, capsys):
+    """cli.main as the command runs it, in this process (quicker than a new interpreter for
+    each case; SAMPLES below run as real processes): (status, stderr)."""
+    import tempfile
+    from host_tools import cli
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(tempfile, "tempdir", env["TMPDIR"])
+    monkeypatch.setattr(sys, "stdin", open(os.devnull))
+    try:
+        status = cli.main(list(argv))
+    except SystemExit as exc:    # a usage error, from argparse
+        status = exc.code
+    return status, capsys.readouterr().err
+
+
+def check(status, err, argv, expected, words):
+    command = argv[0] if argv and argv[0] != "nope" else ""
+    line = one_line(err, command)
+    assert status == expected, (status, line)
+    for word in words:
+        assert word in line, (word, line)
+
+
+@pytest.mark.parametrize("argv,status,words", CASES, ids=[" ".join(c[0]) or "(none)" for c in CASES])
+def test_a_slip_is_one_line_with_its_status_and_changes_nothing(home, argv, status, words,
+                                                                 monkeypatch, capsys):
+    folder, env = home
+    before = snapshot(folder)
+    got, err = run_in_process(argv, folder, env, monkeypatch, capsys)
+    check(got, err, argv, status, words)
+    assert snapshot(folder) == before
+    assert os.listdir(env["TMPDIR"]) == []
+
+
+# One slip of each command as a real process: what a person sees, from start to exit.
+SAMPLES = [c for c in CASES if c[0][:1] in ((), ("nope",))] + [
+    next(c for c in CASES if c[0][:1] == (command,))
+    for command in ("replay", "ref", "sim", "watch", "report", "flash", "pull", "doctor",
+                    "wiring", "web")] + [
+    c for c in CASES if c[0] in (("sim", "--headless", "--journal", "/dev/zero"),
+                                 ("sim", "--headless", "--flash", "notes.txt"),
+                                 ("web", "--port", "99999"),
+                                 ("web", "--build-only", "notes.txt"),
+                                 ("watch", "--file", "empty.txt"))]
+
+
+@pytest.mark.parametrize("argv,status,words", SAMPLES, ids=[" ".join(c[0]) or "(none)" for c in SAMPLES])
+def test_a_slip_as_a_real_process(home, argv, status, words):
+    folder, env = home
+    before = snapshot(folder)
+    proc = matchbox(argv, folder, env)
+    check(proc.returncode, proc.stderr, argv, status, words)
+    assert snapshot(folder) == before
+    assert os.listdir(env["TMPDIR"]) == []
+
+
+def test_doctor_without_a_board_says_so_in_its_report(home):
+    folder, env = home
+    proc = matchbox(("doctor", "--port", NO_PORT), folder, env)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr
+    assert "1. connection  PROBLEM  no board at %s: no such device" % NO_PORT in proc.stdout
+
+
+def test_a_busy_port_for_web_is_one_line(home):
+    import socket
+    folder, env = home
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        proc = matchbox(("web", "--no-open", "--port", str(port)), folder, env)
+    line = one_line(proc.stderr, "web")
+    if "WebAssembly build is not installed" not in line:
+        assert proc.returncode == 2 and "cannot serve on port %d" % port in line, line
+    assert os.listdir(env["TMPDIR"]) == []
+
+
+# --- a terminal that cannot be used -----------------------------------------------------------
+
+def in_a_terminal(argv, cwd, env, timeout=30):
+    """Run matchbox on a pseudo-terminal; (exit status, everything it printed)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli"] + list(argv), cwd=str(cwd),
+                            env=env, stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    try:
+        status = proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("matchbox %s did not end on its own: %r" % (" ".join(argv), out))
+    return status, out.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("term,words", [("dumb", ["TERM=dumb", "cannot place the cursor"]),
+                                        ("no-such-terminal", ["TERM=no-such-terminal",
+                                                              "not a terminal type"])])
+def test_an_unusable_terminal_is_said_before_the_box_starts(home, term, words):
+    folder, env = home
+    before = snapshot(folder)
+    status, out = in_a_terminal(("sim",), folder, dict(env, TERM=term))
+    line = one_line(out, "sim")
+    assert status == 2 and all(w in line for w in words), out
+    assert snapshot(folder) == before and os.listdir(env["TMPDIR"]) == []
+
+
+def test_a_file_for_the_flash_folder_in_a_terminal(home):
+    folder, env = home
+    before = snapshot(folder)
+    status, out = in_a_terminal(("sim", "--flash", "notes.txt"), folder, env)
+    line = one_line(out, "sim")
+    assert status == 2 and "notes.txt" in line and "not a folder" in line
+    assert snapshot(folder) == before
+
+
+# --- Ctrl-C and SIGTERM while a command works ----------------------------------------------------
+
+def lingering(marker):
+    """Processes whose command line or working folder holds marker (children left behind)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().decode("utf-8", "replace")
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            continue
+        if marker in cmd or cwd.startswith(marker):
+            found.append((pid, cmd))
+    return found
+
+
+def stopped(argv, cwd, env, sig, after):
+    """Start matchbox in a session of its own (stdin a pipe left open), send sig to the whole
+    session after `after` s, as a terminal sends Ctrl-C; (status, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli"] + list(argv), cwd=str(cwd),
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(after)
+    assert proc.poll() is None, "it ended before the signal: %s" % proc.stderr.read()
+    os.killpg(proc.pid, sig)
+    _, err = proc.communicate(timeout=30)
+    return proc.returncode, err
+
+
+@pytest.fixture
+def long_record(home):
+    folder, env = home
+    path = folder / "long.txt"
+    path.write_text("players 3\n" + "play 5\nundo\n" * 40000)   # about 0.5 MB, all legal
+    return path
+
+
+def test_ctrl_c_in_a_micropython_replay(home, long_record):
+    folder, env = home
+    before = snapshot(folder)
+    status, err = stopped(("replay", "--runtime", "micropython", long_record.name), folder, env,
+                          signal.SIGINT, after=1.5)
+    assert status == INTERRUPTED and one_line(err, "replay").endswith("stopped: interrupted (Ctrl-C)")
+    assert "MicroPython" not in err and "KeyboardInterrupt" not in err
+    assert snapshot(folder) == before
+    time.sleep(0.3)
+    assert lingering(str(long_record)) == []
+
+
+@pytest.mark.parametrize("sig,status,why", [(signal.SIGINT, INTERRUPTED, "interrupted (Ctrl-C)"),
+                                            (signal.SIGTERM, TERMINATED, "terminated (SIGTERM)")])
+def test_a_signal_while_the_simulated_box_runs(home, sig, status, why):
+    folder, env = home
+    before = snapshot(folder)
+    got, err = stopped(("sim", "--headless", "--journal", "game.txt", "--keys", "WAIT:3600000"),
+                       folder, env, sig, after=1.5)
+    assert got == status and one_line(err, "sim").endswith("stopped: " + why), err
+    assert snapshot(folder) == before
+    time.sleep(0.3)
+    assert os.listdir(env["TMPDIR"]) == []        # the box's temporary flash is gone
+    assert lingering(env["TMPDIR"]) == []         # and so is its MicroPython process
+
+
+def pico_ready():
+    from host_tools.virtual import emulated_pico
+    return emulated_pico.missing() is None
+
+
+@pytest.mark.parametrize("argv,after", [
+    (("report", "game.txt", "-o", "game.png"), 0.8),        # drawing the plot
+    (("watch", "--file", "-"), 1.0),                         # waiting for lines on stdin
+    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 1.0),   # the emulator starting
+    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 4.0),   # the emulated box running
+], ids=["report drawing", "watch stdin", "sim --pico starting", "sim --pico running"])
+def test_ctrl_c_at_other_stages(home, argv, after):
+    if "--pico" in argv and not pico_ready():
+        pytest.skip("needs the emulated Pico (Node.js, rp2040js, the UF2 and the boot ROM)")
+    folder, env = home
+    before = snapshot(folder)
+    status, err = stopped(argv, folder, env, signal.SIGINT, after=after)
+    assert status == INTERRUPTED, err
+    assert one_line(err, argv[0]).endswith("stopped: interrupted (Ctrl-C)")
+    after_files = snapshot(folder)
+    after_files.pop("game.png", None)     # a report may have been written before the signal
+    assert after_files == before
+    time.sleep(0.3)
+    assert lingering(str(folder)) == [] and lingering(env["TMPDIR"]) == []
+
+
+# --- a wrong or swapped UF2 or boot ROM for --pico ---------------------------------------------
+
+def uf2_block(family=0xE48BFF56, address=0x10000000):
+    import struct
+    head = struct.pack("<8I", 0x0A324655, 0x9E5D5157, 0x2000, address, 256, 0, 1, family)
+    return head + bytes(476) + struct.pack("<I", 0x0AB16F30)
+
+
+def bootrom():
+    data = bytearray(16384)
+    data[0x10:0x13] = b"Mu\x01"
+    return bytes(data)
+
+
+def pico_cases(folder):
+    (folder / "pico.uf2").write_bytes(uf2_block() * 4)
+    (folder / "rp2350.uf2").write_bytes(uf2_block(family=0xE48BFF59) * 4)
+    (folder / "outside.uf2").write_bytes(uf2_block(address=0x20000000))
+    (folder / "bootrom.bin").write_bytes(bootrom())
+    return [
+        ("bootrom.bin", "pico.uf2", ["the UF2 ", "bootrom.bin", "not a UF2 file", "boot ROM?"]),
+        ("notes.txt", "bootrom.bin", ["the UF2 ", "notes.txt", "not a UF2 file"]),
+        ("rp2350.uf2", "bootrom.bin", ["the UF2 ", "rp2350.uf2", "not for the RP2040", "0xe48bff59"]),
+        ("outside.uf2", "bootrom.bin", ["the UF2 ", "outside.uf2", "outside the Pico's flash"]),
+        ("pico.uf2", "pico.uf2", ["the boot ROM ", "pico.uf2", "not the RP2040 boot ROM", "is it the UF2?"]),
+        ("pico.uf2", "notes.txt", ["the boot ROM ", "notes.txt", "not the RP2040 boot ROM"]),
+        ("pico.uf2", "huge.txt", ["the boot ROM ", "huge.txt", "more than 16384"]),
+        ("pico.uf2", "game.txt", ["the boot ROM ", "game.txt", "not the RP2040 boot ROM"]),
+    ]
+
+
+def test_a_wrong_or_swapped_uf2_or_boot_rom_is_named_before_node_runs(home):
+    from host_tools.virtual import emulated_pico
+    if not emulated_pico.node() or not os.path.isdir(
+            os.path.join(emulated_pico.NODE_DIR, "node_modules", "rp2040js")):
+        pytest.skip("needs Node.js and rp2040js (make pico-js): they are checked first")
+    folder, env = home
+    cases = pico_cases(folder)
+    before = snapshot(folder)
+    for uf2, rom, words in cases:
+        started = time.monotonic()
+        proc = matchbox(("sim", "--headless", "--pico", "--keys", "3"), folder,
+                        dict(env, MATCHBOX_PICO_UF2=str(folder / uf2),
+                             MATCHBOX_PICO_BOOTROM=str(folder / rom)))
+        line = one_line(proc.stderr, "sim")
+        assert proc.returncode == 2 and line.startswith("matchbox sim: --pico: "), line
+        assert all(w in line for w in words), (words, line)
+        assert "node" not in line.lower() and time.monotonic() - started < 20
+    assert snapshot(folder) == before
