@@ -386,10 +386,14 @@ def test_ctrl_c_at_other_stages(home, argv, after):
 
 # --- a wrong or swapped UF2 or boot ROM for --pico ---------------------------------------------
 
-def uf2_block(family=0xE48BFF56, address=0x10000000):
+def uf2_blocks(count=1, family=0xE48BFF56, address=0x10000000):
     import struct
-    head = struct.pack("<8I", 0x0A324655, 0x9E5D5157, 0x2000, address, 256, 0, 1, family)
-    return head + bytes(476) + struct.pack("<I", 0x0AB16F30)
+    out = b""
+    for n in range(count):
+        head = struct.pack("<8I", 0x0A324655, 0x9E5D5157, 0x2000, address + 256 * n, 256, n,
+                           count, family)
+        out += head + bytes(476) + struct.pack("<I", 0x0AB16F30)
+    return out
 
 
 def bootrom():
@@ -399,9 +403,9 @@ def bootrom():
 
 
 def pico_cases(folder):
-    (folder / "pico.uf2").write_bytes(uf2_block() * 4)
-    (folder / "rp2350.uf2").write_bytes(uf2_block(family=0xE48BFF59) * 4)
-    (folder / "outside.uf2").write_bytes(uf2_block(address=0x20000000))
+    (folder / "pico.uf2").write_bytes(uf2_blocks(4))
+    (folder / "rp2350.uf2").write_bytes(uf2_blocks(4, family=0xE48BFF59))
+    (folder / "outside.uf2").write_bytes(uf2_blocks(address=0x20000000))
     (folder / "bootrom.bin").write_bytes(bootrom())
     return [
         ("bootrom.bin", "pico.uf2", ["the UF2 ", "bootrom.bin", "not a UF2 file", "boot ROM?"]),
@@ -425,9 +429,8 @@ def test_a_wrong_or_swapped_uf2_or_boot_rom_is_named_before_node_runs(home):
     before = snapshot(folder)
     for uf2, rom, words in cases:
         started = time.monotonic()
-        proc = matchbox(("sim", "--headless", "--pico", "--keys", "3"), folder,
-                        dict(env, MATCHBOX_PICO_UF2=str(folder / uf2),
-                             MATCHBOX_PICO_BOOTROM=str(folder / rom)))
+        proc = matchbox(("sim", "--headless", "--pico", "--uf2", str(folder / uf2), "--keys", "3"),
+                        folder, dict(env, MATCHBOX_PICO_BOOTROM=str(folder / rom)))
         line = one_line(proc.stderr, "sim")
         assert proc.returncode == 2 and line.startswith("matchbox sim: --pico: "), line
         assert all(w in line for w in words), (words, line)
