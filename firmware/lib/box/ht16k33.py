@@ -2,12 +2,17 @@
 
 The I2C object only needs `writeto(addr, buf)` (MicroPython's machine.I2C). Drawing calls
 (raw, text, colon, clear) change a RAM image in memory; show() sends only the bytes that
-changed, one write [ram address, data...] per run of adjacent changed bytes. A bus error
-never reaches the caller: the display goes offline, and service(now_ms) tries again at
-most every RETRY_MS, re-initialising the chip and rewriting its whole RAM once it answers.
-A display unplugged and plugged back while nothing changed raises no error, yet comes back
-dark (a chip powers up off and blank): init() re-sends everything (20 bytes), and the app
-calls it for one display in turn every few seconds (box.app REFRESH_MS).
+changed, in as few writes as make the fewest bytes on the bus. Each write costs 2 bytes
+besides its data (the chip's I2C address and the RAM address), so two changed runs share one
+write, the unchanged bytes between them sent again, when that gap is at most 2 bytes (at 2
+the bus bytes are the same, and one write fewer is quicker): one
+changed digit is a write of 3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of
+5, a whole new content one write of 11. A bus error never reaches the caller: the display
+goes offline, and service(now_ms) tries again at most every RETRY_MS, re-initialising the
+chip and rewriting its RAM once it answers. A display unplugged and plugged back while
+nothing changed raises no error, yet comes back dark (a chip powers up off and blank):
+init() re-sends its setup and whole RAM (4 writes, 24 bytes on the bus), and the app calls
+it for one display in turn every few seconds (box.app REFRESH_MS).
 """
 try:
     from micropython import const
@@ -25,6 +30,7 @@ _COLON_ADDR = const(4)
 _COLON_BIT = const(0x02)
 _DP = const(0x80)
 RETRY_MS = const(1000)
+_MERGE_GAP = const(2)  # unchanged bytes between two changed runs still sent in one write
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
 
 
@@ -49,16 +55,10 @@ class HT16K33:
         self.init()
 
     def init(self):
-        """Send the init sequence and the whole RAM; returns online. Never raises OSError."""
+        """Send the setup and the RAM (4 writes); returns online. Never raises OSError."""
         try:
             self._command(_OSC_ON)
-            tx = self._tx
-            tx[0] = 0
-            for i in range(16):
-                tx[i + 1] = self.ram[i]
-            self._send(17)
-            for i in range(16):
-                self._chip[i] = self.ram[i]
+            self._write(0, 16)
             self._command(_DISPLAY_ON | self._blink << 1)
             self._command(_DIMMING | self._brightness)
             self.online = True
@@ -87,24 +87,22 @@ class HT16K33:
         chip = self._chip
         if ram == chip:
             return True   # nothing changed: the usual pass of the main loop
-        tx = self._tx
         try:
             a = 0
             while a < 16:
                 if ram[a] == chip[a]:
                     a += 1
                     continue
-                tx[0] = a
-                n = 1
-                b = a
-                while b < 16 and ram[b] != chip[b]:
-                    tx[n] = ram[b]
-                    n += 1
-                    b += 1
-                self._send(n)
-                while a < b:
-                    chip[a] = ram[a]
-                    a += 1
+                # the write runs to the last changed byte before a gap of more than
+                # _MERGE_GAP unchanged ones (a new write would cost 2 bytes)
+                b = a + 1  # end of the write: one past its last changed byte
+                i = b
+                while i < 16 and i - b < _MERGE_GAP + 1:
+                    if ram[i] != chip[i]:
+                        b = i + 1
+                    i += 1
+                self._write(a, b)
+                a = b
         except OSError:
             self._fail()
         return self.online
@@ -179,6 +177,20 @@ class HT16K33:
                 self._command(byte)
             except OSError:
                 self._fail()
+
+    def _write(self, a, b):
+        """One write of RAM a..b-1, then note that the chip holds it."""
+        ram = self.ram
+        tx = self._tx
+        tx[0] = a
+        n = 1
+        for i in range(a, b):
+            tx[n] = ram[i]
+            n += 1
+        self._send(n)
+        chip = self._chip
+        for i in range(a, b):
+            chip[i] = ram[i]
 
     def _command(self, byte):
         self._tx[0] = byte
