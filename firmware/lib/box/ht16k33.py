@@ -5,14 +5,14 @@ The I2C object only needs `writeto(addr, buf)` (MicroPython's machine.I2C). Draw
 changed, in as few writes as make the fewest bytes on the bus. Each write costs 2 bytes
 besides its data (the chip's I2C address and the RAM address), so two changed runs share one
 write, the unchanged bytes between them sent again, when that gap is at most 2 bytes (at 2
-the bus bytes are the same, and one write fewer is quicker): one
-changed digit is a write of 3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of
-5, a whole new content one write of 11. A bus error never reaches the caller: the display
-goes offline, and service(now_ms) tries again at most every RETRY_MS, re-initialising the
-chip and rewriting its RAM once it answers. A display unplugged and plugged back while
-nothing changed raises no error, yet comes back dark (a chip powers up off and blank):
-init() re-sends its setup and whole RAM (4 writes, 24 bytes on the bus), and the app calls
-it for one display in turn every few seconds (box.app REFRESH_MS).
+the bus bytes are the same, and one write fewer is quicker): one changed digit is a write of
+3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of 5, a whole new content one
+write of 11. A bus error never reaches the caller: the display goes offline, and
+service(now_ms) tries again at most every RETRY_MS, re-initialising the chip and rewriting
+its RAM once it answers. A display unplugged and plugged back while nothing changed raises
+no error, yet comes back dark (a chip powers up off and blank): init() re-sends its setup
+and whole RAM (4 writes, 24 bytes on the bus), and the app calls it for one display in turn
+every few seconds (box.app REFRESH_MS).
 """
 try:
     from micropython import const
@@ -58,7 +58,13 @@ class HT16K33:
         """Send the setup and the RAM (4 writes); returns online. Never raises OSError."""
         try:
             self._command(_OSC_ON)
-            self._write(0, 16)
+            tx = self._tx
+            tx[0] = 0
+            for i in range(16):
+                tx[i + 1] = self.ram[i]
+            self._send(17)
+            for i in range(16):
+                self._chip[i] = self.ram[i]
             self._command(_DISPLAY_ON | self._blink << 1)
             self._command(_DIMMING | self._brightness)
             self.online = True
@@ -87,22 +93,34 @@ class HT16K33:
         chip = self._chip
         if ram == chip:
             return True   # nothing changed: the usual pass of the main loop
+        tx = self._tx
         try:
-            a = 0
-            while a < 16:
-                if ram[a] == chip[a]:
-                    a += 1
-                    continue
-                # the write runs to the last changed byte before a gap of more than
-                # _MERGE_GAP unchanged ones (a new write would cost 2 bytes)
-                b = a + 1  # end of the write: one past its last changed byte
-                i = b
-                while i < 16 and i - b < _MERGE_GAP + 1:
-                    if ram[i] != chip[i]:
-                        b = i + 1
-                    i += 1
-                self._write(a, b)
-                a = b
+            # One pass: each changed byte joins the pending write, or starts one; unchanged
+            # bytes after it are copied too while at most _MERGE_GAP of them lie between two
+            # changed ones (a new write costs 2 bytes); one more and the write goes out
+            # through its last changed byte. The chip's image is updated as bytes are read:
+            # if a write fails, the display goes offline and init() rewrites it all.
+            n = 0  # bytes in tx, the register first; 0: no write pending
+            end = 0  # bytes of tx through the last changed one
+            for i in range(16):
+                v = ram[i]
+                if v != chip[i]:
+                    chip[i] = v
+                    if not n:
+                        tx[0] = i
+                        n = 1
+                    tx[n] = v
+                    n += 1
+                    end = n
+                elif n:
+                    if n - end < _MERGE_GAP:
+                        tx[n] = v
+                        n += 1
+                    else:
+                        self._send(end)
+                        n = 0
+            if n:
+                self._send(end)
         except OSError:
             self._fail()
         return self.online
@@ -177,20 +195,6 @@ class HT16K33:
                 self._command(byte)
             except OSError:
                 self._fail()
-
-    def _write(self, a, b):
-        """One write of RAM a..b-1, then note that the chip holds it."""
-        ram = self.ram
-        tx = self._tx
-        tx[0] = a
-        n = 1
-        for i in range(a, b):
-            tx[n] = ram[i]
-            n += 1
-        self._send(n)
-        chip = self._chip
-        for i in range(a, b):
-            chip[i] = ram[i]
 
     def _command(self, byte):
         self._tx[0] = byte
