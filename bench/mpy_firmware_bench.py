@@ -1,8 +1,9 @@
 """Firmware figures on fake hardware; run by bench_firmware.py under MicroPython (and CPython).
 
 Plays a seeded 4-player game by key presses on a 4-display box and prints one line of
-`key=value` figures: I2C bytes per key press (ours and a full-buffer redraw), heap per key
-press, and the time to the first lit frame.
+`key=value` figures: I2C bytes per key press (ours, and Adafruit's Seg7x4 rewriting the
+displays that changed), heap per key press, and the time to the first lit frame. Bytes on the
+bus count each write's address byte; the payload alone (register and data) is given too.
 """
 import gc
 import sys
@@ -19,7 +20,7 @@ except AttributeError:  # CPython
         return a - b
 
 MPY = sys.implementation.name == "micropython"
-FULL_BUFFER = 17   # command byte + 16 RAM bytes: what a whole-buffer show() sends per display
+SEG7X4_SHOW = 17   # register + 16 RAM bytes: what Adafruit's Seg7x4.show() sends, in one write
 
 
 class Lcg:
@@ -50,6 +51,19 @@ def choose(game, rnd):
     return ["PASS"] if game.top_value >= 0 else ["0123456789ABCDEF"[order[0]], "PLAY"]
 
 
+def counting(bus):
+    """Count the bus's successful writes (each puts the address byte on the bus too)."""
+    real = bus.writeto
+    bus.writes = 0
+
+    def writeto(addr, buf):
+        n = real(addr, buf)
+        bus.writes += 1
+        return n
+    bus.writeto = writeto
+    return bus
+
+
 def press_keys(app, clock, names):
     from box import keys as K
     for name in names:
@@ -67,7 +81,7 @@ def main():
     from box.ht16k33 import HT16K33
     from box.journal import Journal
     addresses = (0x70, 0x71, 0x72, 0x73)
-    bus = Bus(addresses)
+    bus = counting(Bus(addresses))
     clock = Clock()
     journal = Journal(sys.argv[1] if len(sys.argv) > 1 else "games")
     app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None), journal, clock)
@@ -77,8 +91,8 @@ def main():
     press_keys(app, clock, ["PLAY"] * 9)   # the setup menu's defaults: four players
     rnd = Lcg(7)
     ndisp = len(app.displays)
-    ours = []
-    naive = []
+    ours = []      # (bytes on the bus, payload bytes) per key press
+    seg7x4 = []
     heap = []
     shown = [bytes(bus.ram[a]) for a in sorted(bus.ram)]
     presses = 0
@@ -89,17 +103,18 @@ def main():
             gc.collect()
             before_heap = gc.mem_alloc() if MPY else 0
             before = bus.bytes
+            writes = bus.writes
             app.key(code)
             app.step()
             after_heap = gc.mem_alloc() if MPY else 0
-            ours.append(bus.bytes - before)
+            ours.append((bus.bytes - before + bus.writes - writes, bus.bytes - before))
             now = [bytes(bus.ram[a]) for a in sorted(bus.ram)]
             changed = 0
             for i in range(ndisp):
                 if now[i] != shown[i]:
                     changed += 1
             shown = now
-            naive.append(FULL_BUFFER * ndisp if changed else 0)
+            seg7x4.append((changed * (SEG7X4_SHOW + 1), changed * SEG7X4_SHOW))
             heap.append((name, after_heap - before_heap))
             presses += 1
         clock.now += 2000   # let announcements end
@@ -107,8 +122,11 @@ def main():
     face_heap = [h for n, h in heap if len(n) == 1]
     action_heap = [h for n, h in heap if n in ("PLAY", "PASS")]
     print("presses=%d actions=%d finished=%s" % (presses, len(app.game), app.game.finished))
-    print("i2c_mean=%.1f i2c_worst=%d full_mean=%.1f full_worst=%d" % (
-        sum(ours) / len(ours), max(ours), sum(naive) / len(naive), max(naive)))
+    n = len(ours)
+    print("i2c_mean=%.1f i2c_worst=%d i2c_payload_mean=%.1f seg7x4_mean=%.1f "
+          "seg7x4_payload_mean=%.1f" % (
+              sum(b for b, _p in ours) / n, max(b for b, _p in ours), sum(p for _b, p in ours) / n,
+              sum(b for b, _p in seg7x4) / n, sum(p for _b, p in seg7x4) / n))
     print("heap_face_mean=%.1f heap_face_max=%d heap_action_mean=%.1f heap_action_max=%d" % (
         sum(face_heap) / len(face_heap), max(face_heap),
         sum(action_heap) / len(action_heap), max(action_heap)))

@@ -195,7 +195,7 @@ def test_show_writes_only_changed_bytes():
     chip.take()
     d.text("12")
     assert d.show()
-    assert chip.take() == [b"\x00\x06", b"\x02\x5b"]
+    assert chip.take() == [b"\x00\x06\x00\x5b"]  # RAM 0 and 2: one write
     d.show()
     assert chip.take() == []
     d.text("13")
@@ -208,14 +208,108 @@ def test_show_writes_only_changed_bytes():
     assert d.bytes_written == chip.bytes
 
 
-def test_adjacent_changed_bytes_share_one_write():
+def bus_bytes(writes):
+    """Bytes on the wire: each write's address byte, then its register and data bytes."""
+    return sum(1 + len(w) for w in writes)
+
+
+def test_one_changed_digit_is_one_write_of_3_bus_bytes():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
+    chip.take()
+    d.raw(1, 0x06)
+    d.show()
+    writes = chip.take()
+    assert writes == [b"\x02\x06"] and bus_bytes(writes) == 3
+
+
+def test_digits_one_position_apart_share_a_write_far_apart_do_not():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    d.colon(True)
+    d.show()
+    chip.take()
+    d.raw(1, 0x06)   # RAM 2
+    d.raw(2, 0x5B)   # RAM 6: the colon (RAM 4) between them is unchanged, and so is RAM 3, 5
+    d.show()
+    assert chip.take() == [b"\x02\x06", b"\x06\x5b"]  # 3 + 3 bus bytes, not 2 + 5
+    d.raw(2, 0x4F)   # RAM 6
+    d.raw(3, 0x66)   # RAM 8: only RAM 7 between them
+    d.show()
+    assert chip.take() == [b"\x06\x4f\x00\x66"]  # 5 bus bytes, not 3 + 3
+    d.raw(0, 0x3F)   # RAM 0
+    d.raw(3, 0x7F)   # RAM 8
+    d.show()
+    assert chip.take() == [b"\x00\x3f", b"\x08\x7f"]
+    d.raw(1, 0x07)   # RAM 2, 4 (colon off), 6: one write, the gaps are single bytes
+    d.colon(False)
+    d.raw(2, 0x6D)
+    d.show()
+    assert chip.take() == [b"\x02\x07\x00\x00\x00\x6d"]
+    assert chip.ram == d.ram
+
+
+def test_a_whole_new_content_is_one_write_of_11_bus_bytes():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    d.text("12:34")
+    d.show()
+    chip.take()
+    d.text("5.6 7.8")
+    d.show()
+    writes = chip.take()
+    assert len(writes) == 1 and writes[0][0] == 0 and bus_bytes(writes) == 11
+    assert chip.ram == d.ram
+
+
+def test_the_gap_sent_again_carries_what_the_chip_holds():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    for a in range(16):
+        d.ram[a] = 0x10 + a
+    d.show()
     chip.take()
     for a in (5, 6, 7, 9):
         d.ram[a] = a
     d.show()
-    assert chip.take() == [b"\x05\x05\x06\x07", b"\x09\x09"]
+    assert chip.take() == [b"\x05\x05\x06\x07\x18\x09"]  # RAM 8 unchanged, sent again
+    d.ram[3] = 0
+    d.ram[6] = 1   # 2 unchanged between: the same bytes either way, one write
+    d.ram[10] = 2  # 3 unchanged between: a new write costs less
+    d.show()
+    assert chip.take() == [b"\x03\x00\x14\x05\x01", b"\x0a\x02"]
+    assert chip.ram == d.ram
+
+
+def fewest(changed):
+    """(bus bytes, writes) of the best grouping of the changed RAM addresses, by trying every
+    split into consecutive groups (a write costs its address and register bytes + its span)."""
+    best = [(0, 0)]
+    for j in range(1, len(changed) + 1):
+        options = []
+        for i in range(j):
+            b, w = best[i]
+            options.append((b + 2 + changed[j - 1] - changed[i] + 1, w + 1))
+        best.append(min(options))
+    return best[-1]
+
+
+def test_show_sends_the_fewest_bus_bytes_in_the_fewest_writes():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    x = 12345
+    for _ in range(300):
+        chip.take()
+        changed = []
+        for a in range(16):
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            if (x >> 16) % 3 == 0:
+                d.ram[a] ^= 1 + (x >> 8) % 255
+                changed.append(a)
+        d.show()
+        writes = chip.take()
+        assert (bus_bytes(writes), len(writes)) == fewest(changed), (changed, writes)
+        assert chip.ram == d.ram
 
 
 def test_brightness_and_blink_commands():

@@ -22,10 +22,11 @@ from tycoon.state import to_json
 ERROR_MS = const(2000)
 ANNOUNCE_MS = const(1500)
 PAGE_MS = const(2000)
-# Every REFRESH_MS one display in turn gets its setup and whole RAM again (20 bytes): a chip
-# unplugged and plugged back between two writes powers up dark and blank, and no write
-# failed to tell. With four displays each is re-sent once a minute; a display that misses a
-# write is retried every second (box.ht16k33) and does not wait for its turn.
+# Every REFRESH_MS one display in turn gets its setup and whole RAM again (4 writes, 24 bytes
+# on the bus): a chip unplugged and plugged back between two writes powers up dark and
+# blank, and no write failed to tell. With four displays each is re-sent once a minute; a
+# display that misses a write is retried every second (box.ht16k33) and does not wait for
+# its turn.
 REFRESH_MS = const(15000)
 
 # Error code -> 4 characters on the display (see README: error codes).

@@ -2,12 +2,17 @@
 
 The I2C object only needs `writeto(addr, buf)` (MicroPython's machine.I2C). Drawing calls
 (raw, text, colon, clear) change a RAM image in memory; show() sends only the bytes that
-changed, one write [ram address, data...] per run of adjacent changed bytes. A bus error
-never reaches the caller: the display goes offline, and service(now_ms) tries again at
-most every RETRY_MS, re-initialising the chip and rewriting its whole RAM once it answers.
-A display unplugged and plugged back while nothing changed raises no error, yet comes back
-dark (a chip powers up off and blank): init() re-sends everything (20 bytes), and the app
-calls it for one display in turn every few seconds (box.app REFRESH_MS).
+changed, in as few writes as make the fewest bytes on the bus. Each write costs 2 bytes
+besides its data (the chip's I2C address and the RAM address), so two changed runs share one
+write, the unchanged bytes between them sent again, when that gap is at most 2 bytes (at 2
+the bus bytes are the same, and one write fewer is quicker): one changed digit is a write of
+3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of 5, a whole new content one
+write of 11. A bus error never reaches the caller: the display goes offline, and
+service(now_ms) tries again at most every RETRY_MS, re-initialising the chip and rewriting
+its RAM once it answers. A display unplugged and plugged back while nothing changed raises
+no error, yet comes back dark (a chip powers up off and blank): init() re-sends its setup
+and whole RAM (4 writes, 24 bytes on the bus), and the app calls it for one display in turn
+every few seconds (box.app REFRESH_MS).
 """
 try:
     from micropython import const
@@ -25,6 +30,7 @@ _COLON_ADDR = const(4)
 _COLON_BIT = const(0x02)
 _DP = const(0x80)
 RETRY_MS = const(1000)
+_MERGE_GAP = const(2)  # unchanged bytes between two changed runs still sent in one write
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
 
 
@@ -49,7 +55,7 @@ class HT16K33:
         self.init()
 
     def init(self):
-        """Send the init sequence and the whole RAM; returns online. Never raises OSError."""
+        """Send the setup and the RAM (4 writes); returns online. Never raises OSError."""
         try:
             self._command(_OSC_ON)
             tx = self._tx
@@ -89,22 +95,32 @@ class HT16K33:
             return True   # nothing changed: the usual pass of the main loop
         tx = self._tx
         try:
-            a = 0
-            while a < 16:
-                if ram[a] == chip[a]:
-                    a += 1
-                    continue
-                tx[0] = a
-                n = 1
-                b = a
-                while b < 16 and ram[b] != chip[b]:
-                    tx[n] = ram[b]
+            # One pass: each changed byte joins the pending write, or starts one; unchanged
+            # bytes after it are copied too while at most _MERGE_GAP of them lie between two
+            # changed ones (a new write costs 2 bytes); one more and the write goes out
+            # through its last changed byte. The chip's image is updated as bytes are read:
+            # if a write fails, the display goes offline and init() rewrites it all.
+            n = 0  # bytes in tx, the register first; 0: no write pending
+            end = 0  # bytes of tx through the last changed one
+            for i in range(16):
+                v = ram[i]
+                if v != chip[i]:
+                    chip[i] = v
+                    if not n:
+                        tx[0] = i
+                        n = 1
+                    tx[n] = v
                     n += 1
-                    b += 1
-                self._send(n)
-                while a < b:
-                    chip[a] = ram[a]
-                    a += 1
+                    end = n
+                elif n:
+                    if n - end < _MERGE_GAP:
+                        tx[n] = v
+                        n += 1
+                    else:
+                        self._send(end)
+                        n = 0
+            if n:
+                self._send(end)
         except OSError:
             self._fail()
         return self.online
