@@ -65,6 +65,9 @@ _VALUE_MASK = const(0x7F)
 # count and seat, the seats that declined, the revolution, the face-up copies per card type,
 # then each seat's cards, then each seat's rank, then each seat's sticks.
 _SNAP = const("<HHHBbBBBB18s%dB%dB%dH")
+# Game.pack's head (% the seats): format 1, players, dealer, expansion, revolution size,
+# matchsticks in the box, each seat's dealt cards, actions taken, snapshots in use.
+PACKED_HEAD = const("<BBBBBH%dBHH")
 
 
 # The rule codes, numbered: on MicroPython one long string takes much less heap than
@@ -195,7 +198,12 @@ class Game:
         self._played = bytearray(18)  # face-up copies per card type
         if not k:
             return 0
-        v = unpack_from(_SNAP % (n, n, n), self._snaps, (k - 1) * (30 + 4 * n))
+        return self._load(self._snaps, (k - 1) * (30 + 4 * n))
+
+    def _load(self, buf, at):
+        # Set the state packed by _state() at buf[at:]; returns where the next action starts.
+        n = self.players
+        v = unpack_from(_SNAP % (n, n, n), buf, at)
         (start, self._last, self.table_sticks, self.turn, self.top_value, self.top_count,
          self.top_seat, self._declined, revolution, played) = v[:10]
         self.revolution = bool(revolution)
@@ -313,11 +321,7 @@ class Game:
         k = self.nactions // SNAP_EVERY
         if not self.nactions % SNAP_EVERY and k > self._nsnaps:
             size = 30 + 4 * self.players
-            self._snaps[(k - 1) * size:k * size] = pack(
-                _SNAP % (self.players, self.players, self.players), len(log), self._last,
-                self.table_sticks, self.turn, self.top_value, self.top_count, self.top_seat,
-                self._declined, self.revolution, self._played, *self.cards, *self.ranks,
-                *self.sticks)
+            self._snaps[(k - 1) * size:k * size] = self._state()
             self._nsnaps = k
         self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
         log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
@@ -393,6 +397,24 @@ class Game:
         self._declined = 0
         self.turn = self.next_seat(seat) if self.ranks[seat - 1] else seat
         return events | CLEARED
+
+    def _state(self):
+        # The state as an undo snapshot holds it (_SNAP; _load reads it back).
+        n = self.players
+        return pack(_SNAP % (n, n, n), len(self._log), self._last, self.table_sticks,
+                    self.turn, self.top_value, self.top_count, self.top_seat, self._declined,
+                    self.revolution, self._played, *self.cards, *self.ranks, *self.sticks)
+
+    def pack(self):
+        """The whole game as bytes (tycoon.notation.unpack makes the same game of them): the
+        setup, the action count and the snapshots in use, the state as an undo snapshot holds
+        it, the snapshots, then the action log. PACKED_HEAD % players is the head's format."""
+        n = self.players
+        size = 30 + 4 * n
+        return b"".join((pack(PACKED_HEAD % n, 1, n, self.dealer,
+                              EXPANSIONS.index(self.expansion), self.revolution_size,
+                              self.tokens, *self.hands, self.nactions, self._nsnaps),
+                         self._state(), self._snaps[:self._nsnaps * size], self._log))
 
     def pass_turn(self, seat=None):
         """Pass: decline to play and take one matchstick. Returns event flags."""

@@ -20,9 +20,11 @@ whole notation in this module): the box keeps only the writer while a game is pl
 imports this module to read its journal at boot only.
 """
 from array import array
+from struct import calcsize, unpack_from
 
 from tycoon.cards import parse_char
-from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
+from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PLAY, PASS,
+                         RETURN, _decode)
 from tycoon.writer import _NIBBLE, HEADERS, action_text, crc16, header_text, tagged
 
 try:
@@ -246,6 +248,17 @@ class Reader:
         self.kind = None
         self.header = {}    # header lines read: key -> (value, lineno)
 
+    def resume(self, game, lineno, size):
+        """Go on after the first `lineno` lines (`size` bytes) of a record written by the box
+        (a whole tagged header, tagged lines) that made `game`, as if they had been fed."""
+        self.game = game
+        self.lineno = lineno
+        self.size = size
+        self.tagged = True
+        for key in HEADERS:   # the values are in the game
+            self.header[key] = (None, 0)
+        return self
+
     def feed_bytes(self, raw):
         """Read the next line from its bytes, the newline included (readline(LIMIT) of a
         file). Raises NotationError or IllegalAction; the game is unchanged then."""
@@ -341,16 +354,19 @@ class Reader:
             raise NotationError(message)
         return self.game
 
-    def read(self, f):
+    def read(self, f, tick=None):
         """Read the rest of a record from a file opened 'rb' (or anything with readline(n)).
         Returns None, or the first problem as (line, kind, code): kind 'syntax' (code: a
-        message) or 'illegal' (code: the rule's code). Stops at the first problem."""
+        message) or 'illegal' (code: the rule's code). Stops at the first problem. `tick`, if
+        given, is called every 32 lines (the box feeds its watchdog with it)."""
         try:
             while True:
                 raw = f.readline(LIMIT)
                 if not raw:
                     break
                 self.feed_bytes(raw)
+                if tick is not None and not self.lineno & 31:
+                    tick()
             self.finish()
         except NotationError as err:
             return (self.lineno, "syntax", err.message)
@@ -384,6 +400,66 @@ def load(lines):
     except IllegalAction as err:
         return reader.game, (reader.lineno, "illegal", err.code)
     return reader.game, None
+
+
+def unpack(data):
+    """The game Game.pack() made `data` of. Raises ValueError, saying what is wrong, when the
+    bytes are not such a game: a setup the rules refuse, parts whose sizes do not add up, a log
+    that is not a sequence of actions or does not meet the snapshots, or a state that is not
+    what the rules make of the actions after the last snapshot (replayed here)."""
+    if len(data) < 2 or data[0] != 1:
+        raise ValueError("packed game: not format 1")
+    n = data[1]
+    if not 2 <= n <= 8:
+        raise ValueError("packed game: %d players" % n)
+    head = PACKED_HEAD % n
+    at = calcsize(head)   # the state, then the snapshots, then the log
+    size = 30 + 4 * n
+    if len(data) < at + size:
+        raise ValueError("packed game: %d bytes, too short" % len(data))
+    v = unpack_from(head, data, 0)
+    if v[3] >= len(EXPANSIONS):
+        raise ValueError("packed game: expansion %d" % v[3])
+    nactions, nsnaps = v[6 + n:]
+    game = Game(n, v[2], EXPANSIONS[v[3]], v[4], v[5], list(v[6:6 + n]))
+    state = bytes(data[at:at + size])
+    length, last = unpack_from("<HH", state, 0)
+    logat = at + size * (1 + nsnaps)
+    if len(data) != logat + length:
+        raise ValueError("packed game: %d bytes, its parts make %d" % (len(data), logat + length))
+    if nsnaps > nactions // SNAP_EVERY or nsnaps < (nactions - 1) // SNAP_EVERY:
+        raise ValueError("packed game: %d snapshots for %d actions" % (nsnaps, nactions))
+    snaps = game._snaps = bytearray(data[at + size:logat])
+    log = game._log = bytearray(data[logat:])
+    game._nsnaps = nsnaps
+    i = count = start = 0
+    while True:   # every action whole, by a seat of the game; each snapshot where it is due
+        if count and not count % SNAP_EVERY and count // SNAP_EVERY <= nsnaps \
+                and unpack_from("<H", snaps, (count // SNAP_EVERY - 1) * size)[0] != i:
+            raise ValueError("packed game: snapshot %d is not at action %d" % (
+                count // SNAP_EVERY, count + 1))
+        if i >= length:
+            break
+        head = log[i]
+        if head >> 6 > RETURN or head & 7 >= n:
+            raise ValueError("packed game: action %d is no action" % (count + 1))
+        start = i
+        i += 2 + (head >> 3 & 7) if head >> 6 == PLAY else 1
+        count += 1
+    if i != length or count != nactions or start != last:
+        raise ValueError("packed game: the log holds %d actions, not %d" % (count, nactions))
+    # the actions after the last snapshot, through the rules: they must make the state packed
+    try:
+        i = game._restore(nsnaps)
+        tail = log[i:]
+        log[i:] = b""
+        for kind, seat, faces, value, explicit in _decode(tail):
+            game.apply(kind, faces, value if explicit else None, seat)
+    except (IllegalAction, IndexError):   # a snapshot the rules cannot go on from, too
+        raise ValueError("packed game: action %d is illegal" % (game.nactions + 1))
+    if log[i:] != tail or game._state() != state:
+        raise ValueError("packed game: the state is not what its actions make")
+    return game
 
 
 def write(game):
