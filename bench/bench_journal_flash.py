@@ -24,7 +24,7 @@ sys.path.insert(0, HERE)
 
 from littlefs import LittleFS, UserContext  # noqa: E402
 
-from box.journal import SNAP_LINES, Journal  # noqa: E402
+from box.journal import SNAP_COST, Journal  # noqa: E402
 from box.store import Store  # noqa: E402
 from tycoon import notation  # noqa: E402
 from tycoon.game import Game, IllegalAction, SNAP_EVERY  # noqa: E402
@@ -381,8 +381,8 @@ def main(argv=None):
                                            total_old[0], total_old[1]))
     plain, snapped, snaps = snapshot_figures(game)
     a, b = stats(plain), stats(snapped)
-    print("Resume snapshot (current.snap, every %d lines; %d written over the %d actions), per "
-          "action:" % (SNAP_LINES, snaps, n))
+    print("Resume snapshot (current.snap, when the lines after it cost %d pass lines to read; %d written over the %d actions), per "
+          "action:" % (SNAP_COST, snaps, n))
     print("  without: erases mean %.3f, bytes programmed mean %.0f; with: erases mean %.3f, "
           "bytes programmed mean %.0f (+%.3f erases, +%.0f bytes an action)" % (
               a[0], a[2], b[0], b[2], b[0] - a[0], b[2] - a[2]))

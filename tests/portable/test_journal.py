@@ -1138,12 +1138,9 @@ def test_a_snapshot_the_flash_cannot_take_is_skipped():
         # full at every byte of the next snapshot: no error, no snapshot left behind but the
         # old one or none, and the record untouched
         rng = eh.Lcg(3)
-        while journal._lines - journal._snap_lines < SNAP_EVERY - 1:
+        while journal._due < SNAP_EVERY:
             eh.step(game, rng)
             journal.append(game)
-            journal.checkpoint(game)
-        eh.step(game, rng)
-        journal.append(game)
         record = files.read(d.games + "/current.txt")
         spent = store.spent
         journal.checkpoint(game)
@@ -1151,7 +1148,7 @@ def test_a_snapshot_the_flash_cannot_take_is_skipped():
         assert cost > len(good) // 2
         files.write(path, good)
         for budget in range(cost):
-            journal._snap_lines = len(record.split(b"\n")) - 1 - SNAP_EVERY
+            journal._due = SNAP_EVERY   # due again
             store.budget = budget
             journal.checkpoint(game)        # never raises
             store.budget = None
@@ -1159,3 +1156,37 @@ def test_a_snapshot_the_flash_cannot_take_is_skipped():
             assert not files.STORE.exists(path) or files.read(path) == good
             _snapshot_resumes(d, game)
             files.write(path, good)
+
+
+def _reading_cost(lines):
+    # what the box counts for a line (box.journal.SNAP_COST): an undo 7, a play 3, else 1
+    return sum(7 if line.startswith(b"undo") else 3 if b": play" in line else 1
+               for line in lines)
+
+
+def test_a_snapshot_is_due_when_the_lines_after_it_would_take_long_to_read():
+    from box.journal import SNAP_COST
+    for undo_every in (0, 1, 3):
+        with Folder() as d:
+            journal = Journal(d.games)
+            setup, steps = _game("five")
+            game = _new(setup)
+            journal.start(game)
+            journal.checkpoint(game)
+            path = d.games + "/current.snap"
+            n = 0
+            while not files.STORE.exists(path):
+                eh.apply(game, steps[n])
+                journal.append(game)
+                journal.checkpoint(game)
+                if undo_every and n % undo_every == 0 and not files.STORE.exists(path):
+                    journal.undo(game)
+                    game.undo()
+                    journal.checkpoint(game)
+                    eh.apply(game, steps[n])
+                    journal.append(game)
+                    journal.checkpoint(game)
+                n += 1
+            lines = files.read(d.games + "/current.txt").split(b"\n")[:journal._snap_lines]
+            assert _reading_cost(lines) >= SNAP_COST > _reading_cost(lines[:-1])
+            assert journal._due < SNAP_COST

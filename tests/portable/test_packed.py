@@ -67,6 +67,7 @@ def _refused(data, words):
 
 def test_each_inconsistency_is_named():
     game = _played(3, 60)
+    assert len(game) % SNAP_EVERY and game._nsnaps >= 2   # a few actions past a snapshot
     data = bytearray(game.pack())
     n = game.players
     _refused(b"", "not format 1")
@@ -93,7 +94,16 @@ def test_each_inconsistency_is_named():
     _refused(bad, "snapshots for" if len(game) % SNAP_EVERY == 0 else "the log holds")
     bad = bytearray(data)
     bad[len(data) - len(game._log) + game._last] |= 0xC0   # the last action's kind: 3 is none
-    _refused(bad, "action %d is no action" % len(game))
+    _refused(bad, "action %d is illegal" % len(game))
+    snaps = calcsize(PACKED_HEAD % n) + 30 + 4 * n
+    bad = bytearray(data)
+    bad[snaps + 30 + 4 * n:snaps + 32 + 4 * n] = b"\x00\x00"   # snapshot 2 at the log's start
+    _refused(bad, "snapshot 2 is not at action 33")
+    bad = bytearray(data)
+    last = snaps + (game._nsnaps - 1) * (30 + 4 * n)   # the last snapshot, replayed from
+    for seat in range(n):   # a seat's cards in it: the replay cannot make the state packed
+        bad[last + 30 + seat] += 1
+    _refused(bad, "packed game: ")
 
 
 def test_every_changed_byte_is_refused_or_makes_a_consistent_game():

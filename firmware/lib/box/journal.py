@@ -11,8 +11,9 @@ box keeps only the writer (tycoon.writer) while a game is played.
 Beside the record, `current.snap` is a cache of the game packed as bytes (Game.pack) and of how
 much of current.txt it covers: resume loads it, checks it against the file and reads only the
 lines after it; anything wrong with it, and the whole record is read as before. It is removed
-before current.txt is replaced in any way, and written (`checkpoint`) every SNAP_LINES lines,
-after the line it covers is on flash. See docs/journal.md.
+before current.txt is replaced in any way, and written again (`checkpoint`) once the lines
+after it would take about SNAP_COST ms to read on a Pico, after the line it covers is on flash.
+See docs/journal.md.
 """
 import sys
 from struct import pack, unpack_from
@@ -40,16 +41,28 @@ BROKEN = "broken.txt"  # an unusable record is moved here for a look on the comp
 ARCHIVE = "archive"
 SNAP = "current.snap"  # the resume snapshot: a cache of the game at a line of current.txt
 
-# Lines between two snapshots: resume reads at most this many after the snapshot (about 1.3 ms
-# a line on the emulated Pico, docs/performance.md).
-SNAP_LINES = const(128)
+# What the lines after the snapshot may cost to read at power-up before a new snapshot is due,
+# counted in pass lines (about 0.9 ms each on the emulated Pico): a play line costs about three
+# of them, an undo line about seven (it restores an undo snapshot and replays up to 15 actions;
+# docs/performance.md). 128: the tail of a resume takes about 120 ms, at worst about 250.
+SNAP_COST = const(128)
+_PLAY_COST = const(3)
+_UNDO_COST = const(7)
 # The snapshot file: magic, lines covered, the byte where the next line starts, the CRC-32 of
-# the last _WINDOW bytes before it (the last lines, their tags naming their line numbers),
+# the last _WINDOW bytes before it (the last lines, their tags naming their line numbers), the
+# length and CRC-32 of the game's header as the box writes it (the file must open with it),
 # then the packed game, then the CRC-32 of all that.
 _MAGIC = b"MBsnap1\n"
-_HEAD = const("<8sIII")
-_HEAD_SIZE = const(20)
+_HEAD = const("<8sIIIHI")
+_HEAD_SIZE = const(26)
 _WINDOW = const(64)
+
+
+def _cost(line):
+    # What a line written by the box costs to read at power-up, in pass lines (see SNAP_COST).
+    if line[:4] == b"undo":
+        return _UNDO_COST
+    return _PLAY_COST if b": play" in line else 1
 
 
 def _record(game, count):
@@ -89,7 +102,7 @@ class Journal:
     `root/archive/`, the last setup in `root/setup.txt`. Every file operation goes
     through `store` (default: the real filesystem)."""
 
-    snap_every = SNAP_LINES   # lines between two resume snapshots (tests make it shorter)
+    snap_every = SNAP_COST   # reading cost that makes a new snapshot due (tests make it less)
 
     def __init__(self, root="games", store=None, keep=10, feed=None):
         self.root = root
@@ -102,6 +115,7 @@ class Journal:
         self._actions = 0   # actions in current.txt
         self._size = 0      # bytes in current.txt (when _lines is known)
         self._snap_lines = 0  # lines the snapshot on flash covers; 0: none
+        self._due = 0       # what the lines after it cost to read (see SNAP_COST)
         self._loaded = False  # this journal loaded the reader: forget_reader lets it go
 
     def _path(self, name):
@@ -124,7 +138,7 @@ class Journal:
             if not self.store.exists(self.current):
                 return None, 0
             at = self._load_snap()
-            game, lines, size, dropped, _reader = self._read(self.current, True, at)
+            game, lines, size, dropped, reader = self._read(self.current, True, at)
         except OSError:
             return None, 0
         if game is None:
@@ -146,6 +160,9 @@ class Journal:
                 return game, dropped  # _lines stays None: the next write replaces the file
         elif at is not None:
             self._snap_lines = at[1]
+        # not counted line by line: as if every line read were a play, and undo lines, undos
+        self._due = _PLAY_COST * (lines - self._snap_lines) \
+            + (_UNDO_COST - _PLAY_COST) * reader.undos
         self._lines = lines
         self._actions = len(game)
         self._size = size
@@ -170,16 +187,15 @@ class Journal:
             n = len(data) - 4
             if n < _HEAD_SIZE or crc32(data[:n]) != unpack_from("<I", data, n)[0]:
                 return None
-            magic, lines, size, window = unpack_from(_HEAD, data, 0)
-            if magic != _MAGIC or lines < len(HEADERS):
+            magic, lines, size, window, head, header = unpack_from(_HEAD, data, 0)
+            if magic != _MAGIC or lines < len(HEADERS) or size < head:
                 return None
             from tycoon.notation import unpack
             game = unpack(data[_HEAD_SIZE:n])
             data = None
-            head = b"".join(_record(game, 0))
             f = st.open(self.current, "rb")
             try:
-                if size < len(head) or f.read(len(head)) != head or _window(f, size) != window:
+                if crc32(f.read(head)) != header or _window(f, size) != window:
                     return None
             finally:
                 f.close()
@@ -192,17 +208,19 @@ class Journal:
         # cut in between leaves none. OSError when it cannot be removed: the caller's write
         # fails rather than leave a snapshot beside a record it does not describe.
         self._snap_lines = 0
+        self._due += _PLAY_COST * (self._lines or 0)   # what it covered is to be read again
         if self.store.exists(self.snap):
             self.store.remove(self.snap)
 
     def checkpoint(self, game):
-        """Write the resume snapshot when it is due (SNAP_LINES lines since the last one). Call
-        it once the game's last line is on flash and the game is what the file holds, off the
-        key-to-display path. Never raises: a snapshot that cannot be written is skipped (and a
-        stale one removed); the record on flash is the truth."""
+        """Write the resume snapshot when it is due (the lines after the last one would take
+        SNAP_COST pass lines to read). Call it once the game's last line is on flash and the
+        game is what the file holds, off the key-to-display path. Never raises: a snapshot that
+        cannot be written is skipped (and a stale one removed); the record on flash is the
+        truth."""
         lines = self._lines
         if lines is None or len(game) != self._actions or crc32 is None \
-                or lines - self._snap_lines < self.snap_every:
+                or self._due < self.snap_every:
             return
         st = self.store
         try:
@@ -213,9 +231,13 @@ class Journal:
                 f.close()
             if window is None:
                 return
-            body = pack(_HEAD, _MAGIC, lines, self._size, window) + game.pack()
+            head = b"".join(_record(game, 0))
+            body = pack(_HEAD, _MAGIC, lines, self._size, window, len(head), crc32(head)) \
+                + game.pack()
+            head = None
             self._atomic(self.snap, (body, pack("<I", crc32(body))))
             self._snap_lines = lines
+            self._due = 0
         except OSError:
             try:
                 self._unsnap()
@@ -332,15 +354,17 @@ class Journal:
             self.store.mkdir(path)
 
     def _counted(self, parts):
+        # The parts of a whole record, their bytes and reading cost counted as they go.
         for part in parts:
             self._size += len(part)
+            self._due += _cost(part)
             yield part
 
     def _write(self, game, count):
         self._lines = None
         self._ensure(self.root)
         self._unsnap()
-        self._size = 0
+        self._size = self._due = 0
         self._atomic(self.current, self._counted(_record(game, count)))
         self._lines = len(HEADERS) + count
         self._actions = count
@@ -356,12 +380,12 @@ class Journal:
             self._write(old, len(old))   # the running game, whole, before it is archived
         self._ensure(self.root)
         nxt = self._path(NEXT)
-        size = self._size
-        self._size = 0
+        size, due = self._size, self._due
+        self._size = self._due = 0
         try:
             self._atomic(nxt, self._counted(_record(game, len(game))))
         finally:
-            size, self._size = self._size, size
+            size, self._size, due, self._due = self._size, size, self._due, due
         path = None
         try:
             self._unsnap()
@@ -382,6 +406,7 @@ class Journal:
         self._lines = len(HEADERS) + len(game)
         self._actions = len(game)
         self._size = size
+        self._due = due
         if path is not None:
             self._trim()
 
@@ -434,6 +459,7 @@ class Journal:
             raise
         self._lines = lines + 1
         self._size += len(line)
+        self._due += _cost(line)
 
     def archive(self, game):
         """Move the record of a finished game to archive/game-NNN.txt (numbers go on across
