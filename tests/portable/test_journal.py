@@ -992,13 +992,18 @@ def _snap_session(journal, name="five", undo_every=5, upto=60):
         journal.append(game)
         journal.checkpoint(game)
         if n % undo_every == 2:
-            journal.undo(game)
-            game.undo()
-            journal.checkpoint(game)
-            eh.apply(game, steps[n])
-            journal.append(game)
-            journal.checkpoint(game)
+            _undo_and_again(journal, game, steps[n])
     return game
+
+
+def _undo_and_again(journal, game, step):
+    # an UNDO as the app journals it, then the action keyed again
+    journal.undo(game)
+    game.undo()
+    journal.checkpoint(game)
+    eh.apply(game, step)
+    journal.append(game)
+    journal.checkpoint(game)
 
 
 def _full_replay(d):
@@ -1180,12 +1185,7 @@ def test_a_snapshot_is_due_when_the_lines_after_it_would_take_long_to_read():
                 journal.append(game)
                 journal.checkpoint(game)
                 if undo_every and n % undo_every == 0 and not files.STORE.exists(path):
-                    journal.undo(game)
-                    game.undo()
-                    journal.checkpoint(game)
-                    eh.apply(game, steps[n])
-                    journal.append(game)
-                    journal.checkpoint(game)
+                    _undo_and_again(journal, game, steps[n])
                 n += 1
             lines = files.read(d.games + "/current.txt").split(b"\n")[:journal._snap_lines]
             assert _reading_cost(lines) >= SNAP_COST > _reading_cost(lines[:-1])
