@@ -27,7 +27,7 @@ from littlefs import LittleFS, UserContext  # noqa: E402
 from box.journal import SNAP_COST, Journal  # noqa: E402
 from box.store import Store  # noqa: E402
 from tycoon import notation  # noqa: E402
-from tycoon.game import Game, IllegalAction, SNAP_EVERY  # noqa: E402
+from tycoon.game import Game, IllegalAction, SNAP_EVERY, pack_game  # noqa: E402
 from bench_engine import tool  # noqa: E402
 
 BLOCK = 4096
@@ -323,7 +323,7 @@ def snapshot_figures(game):
         out.append(per_action)
         if snapshot:   # what the box resumes from it is the game
             back = Journal("games", LfsStore(fs)).resume()[0]
-            assert back.pack() == replay.pack()
+            assert pack_game(back) == pack_game(replay)
     return out[0], out[1], snaps
 
 

@@ -10,7 +10,7 @@ from cut_store import CutStore
 from tycoon import notation
 from tycoon.notation import NotationError, crc16, tagged, untag
 from tycoon.cards import becomes
-from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction
+from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction, pack_game
 from tycoon.state import to_json
 
 
@@ -1014,7 +1014,7 @@ def _full_replay(d):
 def _same_game(a, b):
     assert a is not None and b is not None
     assert eh.snapshot(a) == eh.snapshot(b)
-    assert a.pack() == b.pack()
+    assert pack_game(a) == pack_game(b)
 
 
 def test_resume_reads_only_the_lines_after_the_snapshot():

@@ -1,10 +1,10 @@
-"""A game packed as bytes (Game.pack) and made again (tycoon.notation.unpack): the same game,
-and ValueError for bytes that are not one. CPython and MicroPython."""
+"""A game packed as bytes (tycoon.game.pack_game) and made again (tycoon.notation.unpack):
+the same game, and ValueError for bytes that are not one. CPython and MicroPython."""
 from struct import calcsize
 
 import engine_helpers as eh
 from tycoon import notation
-from tycoon.game import PACKED_HEAD, SNAP_EVERY, Game
+from tycoon.game import PACKED_HEAD, SNAP_EVERY, Game, pack_game
 
 
 def _played(seed, actions, undo_every=0):
@@ -21,7 +21,7 @@ def _played(seed, actions, undo_every=0):
 
 def _same(a, b):
     assert eh.snapshot(a) == eh.snapshot(b)
-    assert a.pack() == b.pack()
+    assert pack_game(a) == pack_game(b)
     assert a._snaps[:a._nsnaps * (30 + 4 * a.players)] == b._snaps
     assert a._nsnaps == b._nsnaps
 
@@ -29,7 +29,7 @@ def _same(a, b):
 def test_a_packed_game_comes_back_the_same_and_plays_on_the_same():
     for seed in range(40):
         game = _played(seed, 20 + seed * 7, undo_every=3 + seed % 5)
-        back = notation.unpack(game.pack())
+        back = notation.unpack(pack_game(game))
         _same(game, back)
         rng = eh.Lcg(seed + 1000)   # the same actions and undos on both, to the end
         n = 0
@@ -45,14 +45,14 @@ def test_a_packed_game_comes_back_the_same_and_plays_on_the_same():
 
 def test_a_new_game_and_one_at_every_snapshot_boundary():
     game = Game(8, 3, "gh4", 4, 60)
-    _same(game, notation.unpack(game.pack()))
+    _same(game, notation.unpack(pack_game(game)))
     rng = eh.Lcg(5)
     while not game.finished and len(game) < 3 * SNAP_EVERY + 2:
         eh.step(game, rng)
-        _same(game, notation.unpack(game.pack()))
+        _same(game, notation.unpack(pack_game(game)))
         if len(game) % SNAP_EVERY == 0:   # undone right after a snapshot: fewer in use
             game.undo()
-            _same(game, notation.unpack(game.pack()))
+            _same(game, notation.unpack(pack_game(game)))
             eh.step(game, rng)
 
 
@@ -68,7 +68,7 @@ def _refused(data, words):
 def test_each_inconsistency_is_named():
     game = _played(3, 60)
     assert len(game) % SNAP_EVERY and game._nsnaps >= 2   # a few actions past a snapshot
-    data = bytearray(game.pack())
+    data = bytearray(pack_game(game))
     n = game.players
     _refused(b"", "not format 1")
     _refused(bytes([2]) + data[1:], "not format 1")
@@ -110,7 +110,7 @@ def test_every_changed_byte_is_refused_or_makes_a_consistent_game():
     # the CRC around a snapshot file catches damage; unpack itself never raises anything but
     # ValueError, and what it accepts packs back to exactly those bytes
     game = _played(11, 45, undo_every=7)
-    data = game.pack()
+    data = pack_game(game)
     refused = 0
     for i in range(len(data)):
         for flip in (1, 0x80):
@@ -121,5 +121,5 @@ def test_every_changed_byte_is_refused_or_makes_a_consistent_game():
             except ValueError:
                 refused += 1
                 continue
-            assert back.pack() == bytes(bad), i
+            assert pack_game(back) == bytes(bad), i
     assert refused > len(data)

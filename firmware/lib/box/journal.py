@@ -8,7 +8,7 @@ renamed over the target, and a new game is in place before the old one goes to t
 The reader is imported only to read a record (at boot) and let go after (`forget_reader`): the
 box keeps only the writer (tycoon.writer) while a game is played.
 
-Beside the record, `current.snap` is a cache of the game packed as bytes (Game.pack) and of how
+Beside the record, `current.snap` is a cache of the game packed as bytes (pack_game) and of how
 much of current.txt it covers: resume loads it, checks it against the file and reads only the
 lines after it; anything wrong with it, and the whole record is read as before. It is removed
 before current.txt is replaced in any way, and written again (`checkpoint`) once the lines
@@ -18,6 +18,7 @@ See docs/journal.md.
 import sys
 from struct import pack, unpack_from
 
+from tycoon.game import pack_game
 from tycoon.writer import HEADERS, action_text, header_text, tagged
 from box.store import Store
 
@@ -233,7 +234,7 @@ class Journal:
                 return
             head = b"".join(_record(game, 0))
             body = pack(_HEAD, _MAGIC, lines, self._size, window, len(head), crc32(head)) \
-                + game.pack()
+                + pack_game(game)
             head = None
             self._atomic(self.snap, (body, pack("<I", crc32(body))))
             self._snap_lines = lines

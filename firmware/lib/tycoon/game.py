@@ -65,7 +65,7 @@ _VALUE_MASK = const(0x7F)
 # count and seat, the seats that declined, the revolution, the face-up copies per card type,
 # then each seat's cards, then each seat's rank, then each seat's sticks.
 _SNAP = const("<HHHBbBBBB18s%dB%dB%dH")
-# Game.pack's head (% the seats): format 1, players, dealer, expansion, revolution size,
+# pack_game's head (% the seats): format 1, players, dealer, expansion, revolution size,
 # matchsticks in the box, each seat's dealt cards, actions taken, snapshots in use.
 PACKED_HEAD = const("<BBBBBH%dBHH")
 
@@ -198,27 +198,11 @@ class Game:
         self._played = bytearray(18)  # face-up copies per card type
         if not k:
             return 0
-        return self._load(self._snaps, (k - 1) * (30 + 4 * n))
+        return _load(self, self._snaps, (k - 1) * (30 + 4 * n))
 
-    def _load(self, buf, at):
-        # Set the state packed by _state() at buf[at:]; returns where the next action starts.
-        n = self.players
-        v = unpack_from(_SNAP % (n, n, n), buf, at)
-        (start, self._last, self.table_sticks, self.turn, self.top_value, self.top_count,
-         self.top_seat, self._declined, revolution, played) = v[:10]
-        self.revolution = bool(revolution)
-        self._played[:] = played
-        self.cards = list(v[10:10 + n])
-        self.ranks = ranks = list(v[10 + n:10 + 2 * n])
-        self.sticks = list(v[10 + 2 * n:])
-        ranking = [0] * n
-        for i in range(n):
-            if ranks[i]:
-                ranking[ranks[i] - 1] = i + 1
-        self.ranking = ranking[:n - ranks.count(0)]
-        # every stick is in the supply, a seat or the table
-        self.supply = self.tokens - sum(self.sticks) - self.table_sticks
-        return start
+    # The snapshots are packed and read by functions of the module (_state, _load, pack_game),
+    # not methods: two methods more made every action about 8 % slower on the Pico's
+    # MicroPython (emulated; the class's attributes are looked up on each call).
 
     # --- what the table and the order look like -------------------------------------------
 
@@ -321,7 +305,7 @@ class Game:
         k = self.nactions // SNAP_EVERY
         if not self.nactions % SNAP_EVERY and k > self._nsnaps:
             size = 30 + 4 * self.players
-            self._snaps[(k - 1) * size:k * size] = self._state()
+            self._snaps[(k - 1) * size:k * size] = _state(self)
             self._nsnaps = k
         self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
         log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
@@ -398,24 +382,6 @@ class Game:
         self.turn = self.next_seat(seat) if self.ranks[seat - 1] else seat
         return events | CLEARED
 
-    def _state(self):
-        # The state as an undo snapshot holds it (_SNAP; _load reads it back).
-        n = self.players
-        return pack(_SNAP % (n, n, n), len(self._log), self._last, self.table_sticks,
-                    self.turn, self.top_value, self.top_count, self.top_seat, self._declined,
-                    self.revolution, self._played, *self.cards, *self.ranks, *self.sticks)
-
-    def pack(self):
-        """The whole game as bytes (tycoon.notation.unpack makes the same game of them): the
-        setup, the action count and the snapshots in use, the state as an undo snapshot holds
-        it, the snapshots, then the action log. PACKED_HEAD % players is the head's format."""
-        n = self.players
-        size = 30 + 4 * n
-        return b"".join((pack(PACKED_HEAD % n, 1, n, self.dealer,
-                              EXPANSIONS.index(self.expansion), self.revolution_size,
-                              self.tokens, *self.hands, self.nactions, self._nsnaps),
-                         self._state(), self._snaps[:self._nsnaps * size], self._log))
-
     def pass_turn(self, seat=None):
         """Pass: decline to play and take one matchstick. Returns event flags."""
         return self.apply(PASS, (), None, seat)
@@ -470,6 +436,47 @@ class Game:
         if self.cards[p] and not with_cards:
             raise IllegalAction(_HAS_CARDS)
         return p
+
+
+def _load(game, buf, at):
+    # Set the game's state as _state packed it at buf[at:]; returns where its next action
+    # starts in the log.
+    n = game.players
+    v = unpack_from(_SNAP % (n, n, n), buf, at)
+    (start, game._last, game.table_sticks, game.turn, game.top_value, game.top_count,
+     game.top_seat, game._declined, revolution, played) = v[:10]
+    game.revolution = bool(revolution)
+    game._played[:] = played
+    game.cards = list(v[10:10 + n])
+    game.ranks = ranks = list(v[10 + n:10 + 2 * n])
+    game.sticks = list(v[10 + 2 * n:])
+    ranking = [0] * n
+    for i in range(n):
+        if ranks[i]:
+            ranking[ranks[i] - 1] = i + 1
+    game.ranking = ranking[:n - ranks.count(0)]
+    # every stick is in the supply, a seat or the table
+    game.supply = game.tokens - sum(game.sticks) - game.table_sticks
+    return start
+
+
+def _state(game):
+    # The state as an undo snapshot holds it (_SNAP; _load reads it back).
+    n = game.players
+    return pack(_SNAP % (n, n, n), len(game._log), game._last, game.table_sticks, game.turn,
+                game.top_value, game.top_count, game.top_seat, game._declined, game.revolution,
+                game._played, *game.cards, *game.ranks, *game.sticks)
+
+
+def pack_game(game):
+    """The whole game as bytes (tycoon.notation.unpack makes the same game of them): the setup,
+    the action count and the snapshots in use, the state as an undo snapshot holds it, the
+    snapshots, then the action log. PACKED_HEAD % players is the head's format."""
+    n = game.players
+    return b"".join((pack(PACKED_HEAD % n, 1, n, game.dealer, EXPANSIONS.index(game.expansion),
+                          game.revolution_size, game.tokens, *game.hands, game.nactions,
+                          game._nsnaps),
+                     _state(game), game._snaps[:game._nsnaps * (30 + 4 * n)], game._log))
 
 
 def _decode(log):

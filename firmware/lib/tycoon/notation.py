@@ -24,7 +24,7 @@ from struct import calcsize, unpack_from
 
 from tycoon.cards import parse_char
 from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PLAY, PASS,
-                         RETURN, _decode)
+                         RETURN, _decode, _state)
 from tycoon.writer import _NIBBLE, HEADERS, action_text, crc16, header_text, tagged
 
 try:
@@ -403,7 +403,7 @@ def load(lines):
 
 
 def unpack(data):
-    """The game Game.pack() made `data` of. Raises ValueError, saying what is wrong, when the
+    """The game tycoon.game.pack_game made `data` of. Raises ValueError, saying what is wrong, when the
     bytes are not such a game: a setup the rules refuse, parts whose sizes do not add up,
     snapshots out of place in the log, or actions after the last snapshot that the rules
     refuse (they are replayed here) or that do not make the state packed."""
@@ -459,7 +459,7 @@ def unpack(data):
     if game.nactions != nactions:
         raise ValueError("packed game: the log holds %d actions, not %d" % (
             game.nactions, nactions))
-    if log[i:] != tail or game._state() != state or game._last != last:
+    if log[i:] != tail or _state(game) != state or game._last != last:
         raise ValueError("packed game: the state is not what its actions make")
     return game
 
