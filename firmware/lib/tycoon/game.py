@@ -198,11 +198,25 @@ class Game:
         self._played = bytearray(18)  # face-up copies per card type
         if not k:
             return 0
-        return _load(self, self._snaps, (k - 1) * (30 + 4 * n))
+        v = unpack_from(_SNAP % (n, n, n), self._snaps, (k - 1) * (30 + 4 * n))
+        (start, self._last, self.table_sticks, self.turn, self.top_value, self.top_count,
+         self.top_seat, self._declined, revolution, played) = v[:10]
+        self.revolution = bool(revolution)
+        self._played[:] = played
+        self.cards = list(v[10:10 + n])
+        self.ranks = ranks = list(v[10 + n:10 + 2 * n])
+        self.sticks = list(v[10 + 2 * n:])
+        ranking = [0] * n
+        for i in range(n):
+            if ranks[i]:
+                ranking[ranks[i] - 1] = i + 1
+        self.ranking = ranking[:n - ranks.count(0)]
+        # every stick is in the supply, a seat or the table
+        self.supply = self.tokens - sum(self.sticks) - self.table_sticks
+        return start
 
-    # The snapshots are packed and read by functions of the module (_state, _load, pack_game),
-    # not methods: two methods more made every action about 8 % slower on the Pico's
-    # MicroPython (emulated; the class's attributes are looked up on each call).
+    # The state is packed by functions of the module (_state, pack_game), not methods: two
+    # methods more made every action about 8 % slower on the Pico's MicroPython (emulated).
 
     # --- what the table and the order look like -------------------------------------------
 
@@ -438,30 +452,8 @@ class Game:
         return p
 
 
-def _load(game, buf, at):
-    # Set the game's state as _state packed it at buf[at:]; returns where its next action
-    # starts in the log.
-    n = game.players
-    v = unpack_from(_SNAP % (n, n, n), buf, at)
-    (start, game._last, game.table_sticks, game.turn, game.top_value, game.top_count,
-     game.top_seat, game._declined, revolution, played) = v[:10]
-    game.revolution = bool(revolution)
-    game._played[:] = played
-    game.cards = list(v[10:10 + n])
-    game.ranks = ranks = list(v[10 + n:10 + 2 * n])
-    game.sticks = list(v[10 + 2 * n:])
-    ranking = [0] * n
-    for i in range(n):
-        if ranks[i]:
-            ranking[ranks[i] - 1] = i + 1
-    game.ranking = ranking[:n - ranks.count(0)]
-    # every stick is in the supply, a seat or the table
-    game.supply = game.tokens - sum(game.sticks) - game.table_sticks
-    return start
-
-
 def _state(game):
-    # The state as an undo snapshot holds it (_SNAP; _load reads it back).
+    # The state as an undo snapshot holds it (_SNAP; Game._restore reads it back).
     n = game.players
     return pack(_SNAP % (n, n, n), len(game._log), game._last, game.table_sticks, game.turn,
                 game.top_value, game.top_count, game.top_seat, game._declined, game.revolution,
