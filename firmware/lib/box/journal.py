@@ -369,6 +369,7 @@ class Journal:
         self._atomic(self.current, self._counted(_record(game, count)))
         self._lines = len(HEADERS) + count
         self._actions = count
+        self.checkpoint(game)   # a long record written anew gets its snapshot at once
 
     def start(self, game, old=None):
         """Begin the record of a new game. A record in current.txt (the running game `old`)
@@ -410,6 +411,7 @@ class Journal:
         self._due = due
         if path is not None:
             self._trim()
+        self.checkpoint(game)
 
     def rewrite(self, game):
         """Replace the record with the game as it stands, atomically (a repair; UNDO appends)."""
