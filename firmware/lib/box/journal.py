@@ -200,7 +200,7 @@ class Journal:
                     return None
             finally:
                 f.close()
-        except (OSError, ValueError):
+        except Exception:   # OSError, ValueError, or anything else: a full read, as without
             return None
         return game, lines, size
 
