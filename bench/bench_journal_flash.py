@@ -24,10 +24,10 @@ sys.path.insert(0, HERE)
 
 from littlefs import LittleFS, UserContext  # noqa: E402
 
-from box.journal import Journal  # noqa: E402
+from box.journal import SNAP_COST, Journal  # noqa: E402
 from box.store import Store  # noqa: E402
 from tycoon import notation  # noqa: E402
-from tycoon.game import Game, IllegalAction, SNAP_EVERY  # noqa: E402
+from tycoon.game import Game, IllegalAction, SNAP_EVERY, pack_game  # noqa: E402
 from bench_engine import tool  # noqa: E402
 
 BLOCK = 4096
@@ -124,6 +124,127 @@ def long_game(seed, target=600, pass_chance=0.8):
     return game
 
 
+# --- journals for the boot benches ------------------------------------------------------------
+#
+# Each gives the games/ files of a box that journalled a game, written by the box's own journal
+# code called as the app calls it (start, then per action append and checkpoint; an UNDO is
+# journal.undo, game.undo, checkpoint), on CPython: ({path: bytes}, game at the end). With
+# snapshot=False the resume snapshot is left out, so that a boot replays the whole record.
+
+def box_journal(setup_game, ops, snapshot=True):
+    """The files of a journal of `ops` from the new game `setup_game`: each op is an action as
+    Game.actions() gives it, or None for an UNDO. ({path: bytes}, the game)."""
+    game = setup_game
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, "games")
+        journal = Journal(root)
+        journal.start(game)
+        journal.save_setup(game.players, game.dealer, game.expansion, game.revolution_size,
+                           game.tokens, list(game.hands))
+        journal.checkpoint(game)
+        for op in ops:
+            if op is None:
+                journal.undo(game)
+                game.undo()
+            else:
+                kind, _seat, faces, value, explicit = op
+                game.apply(kind, faces, value if explicit else None)
+                journal.append(game)
+            journal.checkpoint(game)
+        out = {}
+        for name in sorted(os.listdir(root)):
+            if name == "current.snap" and not snapshot:
+                continue
+            with open(os.path.join(root, name), "rb") as f:
+                out["games/" + name] = f.read()
+    return out, game
+
+
+def _fresh(game):
+    return Game(game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+                list(game.hands))
+
+
+def journal_undo_every(actions, every=8, seed=1, snapshot=True):
+    """A journal of `actions` actions of long_game(seed, actions, 0.9) with an UNDO after every
+    `every`-th action and the action keyed again (two more lines each): 6 + actions +
+    2 * (actions // every) lines. ({path: bytes}, game)."""
+    played = list(long_game(seed, actions, pass_chance=0.9).actions())
+    ops = []
+    for n, action in enumerate(played):
+        ops.append(action)
+        if n % every == every - 1:
+            ops += [None, action]
+    return box_journal(_fresh(long_game(seed, 0)), ops, snapshot)
+
+
+def journal_undo_pairs(actions, pairs, seed=1, snapshot=True):
+    """A journal of `actions` actions of long_game(seed, actions, 0.9) and `pairs` UNDO/redo
+    pairs (an UNDO, then the action keyed again) spread evenly over them: 6 + actions +
+    2 * pairs lines (500 and 750: 2 006 lines; 500 and 2 250: 5 006). ({path: bytes}, game)."""
+    played = list(long_game(seed, actions, pass_chance=0.9).actions())
+    ops = []
+    done = 0
+    for n, action in enumerate(played):
+        ops.append(action)
+        due = pairs * (n + 1) // len(played)
+        while done < due:
+            ops += [None, action]
+            done += 1
+    return box_journal(_fresh(long_game(seed, 0)), ops, snapshot)
+
+
+LONGEST_HANDS = (57, 1, 1, 1, 1, 1, 1, 1)
+
+
+def longest_game():
+    """The longest game we have constructed: 905 actions. 8 players, G/H expansion (64 cards),
+    9999 sticks, hands 57 1 1 1 1 1 1 1. Seat 1 leads a single card each trick (never the
+    strongest value: an H is played as A, for a stick) and every other seat passes while it
+    holds a card, so each of seat 1's 57 tricks takes 7 passes and gives 7 sticks, each
+    returned later, one action a stick: 64 plays (57, then the seven lone cards), 420 passes,
+    421 returns. No game is longer than 968 actions: 64 plays (one card each), at most 7 passes a
+    play (each seat declines once a trick), and one return for each stick a seat ever holds
+    (8 dealt + the passes); this construction loses the passes that seats whose hand is empty
+    cannot make, 3 sticks the last seat keeps and 4 paid for the H's."""
+    from tycoon.cards import becomes
+    game = Game(8, 1, "gh4", 5, 9999, list(LONGEST_HANDS))
+    while not game.finished:
+        if game.must_return():
+            game.return_stick()
+        elif game.table is not None:
+            game.pass_turn()
+        else:   # lead the cheapest single that does not force (face, then value)
+            best = None
+            for face in range(game.values):
+                for value, _cost in [(face, 0)] + list(becomes(face, game.values)):
+                    if value == game.strongest():
+                        continue
+                    try:
+                        _v, cost = game.check_play([face], value)
+                    except IllegalAction:
+                        continue
+                    if best is None or (cost, face) < best[0]:
+                        best = ((cost, face), face, value)
+            if best is None:
+                game.play([f for f in range(game.values) if f == game.strongest()][:1])
+            else:
+                game.play([best[1]], None if best[2] == best[1] else best[2])
+    return game
+
+
+def journal_longest(undo_every=0, snapshot=True):
+    """The journal of longest_game() (an UNDO and the action again after every `undo_every`-th
+    action when given). ({path: bytes}, game)."""
+    game = longest_game()
+    ops = []
+    for n, action in enumerate(game.actions()):
+        ops.append(action)
+        if undo_every and n % undo_every == undo_every - 1:
+            ops += [None, action]
+    return box_journal(_fresh(game), ops, snapshot)
+
+
 def delta(ctx, before):
     return ctx.erases - before[0], ctx.programmed - before[1]
 
@@ -178,6 +299,34 @@ def flash_figures(game):
     return n, per_action, per_undo, rewrite_at_end, total_old
 
 
+def snapshot_figures(game):
+    """Flash per action with and without the resume snapshot: the game's actions journalled on
+    a fresh Pico flash, each append followed by journal.checkpoint (a snapshot every SNAP_LINES
+    lines) or not. [(erases, bytes) per action] for each, and the snapshots written."""
+    out = []
+    for snapshot in (False, True):
+        ctx, fs = pico_flash()
+        journal = Journal("games", LfsStore(fs))
+        replay = _fresh(game)
+        journal.start(replay)
+        per_action = []
+        snaps = 0
+        for kind, _seat, faces, value, explicit in game.actions():
+            replay.apply(kind, faces, value if explicit else None)
+            before = ctx.mark()
+            journal.append(replay)
+            if snapshot:
+                covered = journal._snap_lines
+                journal.checkpoint(replay)
+                snaps += journal._snap_lines != covered
+            per_action.append(delta(ctx, before))
+        out.append(per_action)
+        if snapshot:   # what the box resumes from it is the game
+            back = Journal("games", LfsStore(fs)).resume()[0]
+            assert pack_game(back) == pack_game(replay)
+    return out[0], out[1], snaps
+
+
 def undo_times_cpython(game, lengths, repeat=200):
     actions = list(game.actions())
     out = []
@@ -230,6 +379,16 @@ def main(argv=None):
           "erases, %d bytes programmed" % (sum([p[0] for p in per_undo]),
                                            sum([p[1] for p in per_undo]),
                                            total_old[0], total_old[1]))
+    plain, snapped, snaps = snapshot_figures(game)
+    a, b = stats(plain), stats(snapped)
+    print("Resume snapshot (current.snap, when the lines after it cost %d pass lines to read; %d written over the %d actions), per "
+          "action:" % (SNAP_COST, snaps, n))
+    print("  without: erases mean %.3f, bytes programmed mean %.0f; with: erases mean %.3f, "
+          "bytes programmed mean %.0f (+%.3f erases, +%.0f bytes an action)" % (
+              a[0], a[2], b[0], b[2], b[0] - a[0], b[2] - a[2]))
+    if snaps:
+        print("  a snapshot written: about %.1f erases and %.0f bytes programmed" % (
+            (b[0] - a[0]) * n / snaps, (b[2] - a[2]) * n / snaps))
     lengths = [n for n in (10, 50, 100, 200, 300, 400, 500, 600) if n <= len(game)]
     cp = undo_times_cpython(game, lengths)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:

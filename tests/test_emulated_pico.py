@@ -283,6 +283,43 @@ def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
         assert pico.state() == json.loads(state.to_json(game))
 
 
+def test_a_5006_line_journal_without_its_snapshot_boots_to_its_game():
+    """500 actions and 2 250 UNDO/redo pairs (5 006 lines) and no resume snapshot beside them:
+    the whole record is read at power-up, for longer than the watchdog's 8 s, which the reading
+    feeds; the displays then show the game a host replay gives, and the game goes on. The first
+    action writes the snapshot, and the next power-up reads only the lines after it."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from bench_journal_flash import journal_undo_pairs
+    journal, game = journal_undo_pairs(500, 2250, snapshot=False)
+    assert journal["games/current.txt"].count(b"\n") == 5006
+    files = ep.firmware_files()
+    files.update(journal)
+    with ep.EmulatedPico(files=files) as pico:
+        pico.boot(wait_lit=False)
+        assert pico.run_until(lambda: pico.framed_at is not None, 30000, step=250)
+        assert pico.watchdog_resets == 0 and pico.framed_at > 8000
+        pico.advance(300)
+        with VBox() as host:   # the game a host replay gives, from its plain record
+            os.makedirs(os.path.join(host.flash, "games"))
+            with open(os.path.join(host.flash, "games", "current.txt"), "w") as f:
+                f.write(notation.write(game))
+            host.boot()
+            host.advance(300)
+            assert pico.displays() == host.displays() and pico.displays()[0].strip()
+        eh.step(game, eh.Lcg(5))
+        pico.keys(action_keys(*list(game.actions())[-1]))
+        pico.advance(500)
+        assert pico.state() == json.loads(state.to_json(game))
+        assert "games/current.snap" in pico.read_files()
+        shown = pico.displays()
+        pico.power_off()
+        assert pico.boot(wait_lit=False) == "running"
+        assert pico.run_until(lambda: pico.framed_at is not None, 3000, step=20)
+        assert pico.framed_at < 1000   # the snapshot, then the lines after it
+        pico.advance(300)
+        assert pico.displays() == shown
+
+
 def matchbox(*argv, timeout=300):
     return subprocess.run([sys.executable, "-m", "host_tools.cli"] + [str(a) for a in argv],
                           capture_output=True, text=True, cwd=ROOT, timeout=timeout)

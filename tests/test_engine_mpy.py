@@ -1,7 +1,7 @@
 """The portable engine tests, run again under the MicroPython unix port."""
 from mpy import run_portable
 
-MODULES = ["test_cards", "test_rules", "test_notation", "test_state"]
+MODULES = ["test_cards", "test_rules", "test_notation", "test_state", "test_packed"]
 
 
 def test_engine_under_micropython():

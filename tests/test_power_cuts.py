@@ -5,16 +5,22 @@ after it, never anything else, with a journal that replays clean on the host.
 Two kinds of cut: a kill between two main-loop passes at a random virtual time (a key half
 pressed, an announcement showing, ...), and a cut in the middle of a flash operation at a
 random byte (the board stops inside the write; the bytes that fit stay: a torn line).
-Some reboots are cut again while the journal repairs itself. Run with -s to see the count.
+Some reboots are cut again while the journal repairs itself. The firmware runs with a resume
+snapshot due every 4 pass lines (the box's is 128), so that cuts strike in snapshot writes and
+removals too; what the board resumes (from a snapshot when there is one) must be what a full
+replay of its journal gives. Run with -s to see the count.
 """
 import json
 import os
 import random
 
+import pytest
+
 import engine_helpers as eh
 from tycoon import notation, state
 from tycoon.game import Game
 
+from host_tools.virtual import box as vbox
 from host_tools.virtual.box import VBox, action_keys, setup_keys
 
 HOLD = GAP = 60
@@ -23,6 +29,21 @@ CUTS_PER_OP = 8
 MIN_CUTS = 200
 SETUP_1 = (3, 1, "none", 5, 6, [4, 3, 4])
 SETUP_2 = (4, 2, "gh2", 4, 8, [3, 4, 3, 4])
+
+
+# main.py with the resume snapshot due every 4 pass lines instead of 128
+SNAPPY_MAIN = """import box.journal
+box.journal.Journal.snap_every = 4
+with open(%r) as f:
+    exec(f.read(), {"__name__": "__main__"})
+"""
+
+
+@pytest.fixture
+def snappy(tmp_path, monkeypatch):
+    main = tmp_path / "main.py"
+    main.write_text(SNAPPY_MAIN % vbox.MAIN)
+    monkeypatch.setattr(vbox, "MAIN", str(main))
 
 
 def snapshot(game):
@@ -77,7 +98,8 @@ def enter(box, keys, kill_at=None):
 
 def observed(box):
     """The resumed game as (json, record) from the board and its journal; the journal must
-    replay clean and agree with the board."""
+    replay clean and agree with the board (a full replay on the host: the board may have
+    resumed from its snapshot)."""
     got = box.game()
     text = box.journal_text()
     if got is None:
@@ -103,11 +125,15 @@ def reference_units(ops, states):
     return units
 
 
-def test_power_cuts_at_random_moments(say_count):
+def cut_through_scenario(seed):
+    """The scenario with cuts at random moments; returns (cuts, cuts inside flash writes, cuts
+    during resume, the share of operations after which a snapshot was on flash, cuts with one
+    on flash)."""
     ops, states = scenario(4)
     units = reference_units(ops, states)
     assert all(u > 0 for u in units)
-    rng = random.Random(20240611)
+    snaps = resumed_from_snapshot = 0
+    rng = random.Random(seed)
     cuts = torn = repairs_cut = 0
     with VBox() as box:
         box.boot()
@@ -142,7 +168,9 @@ def test_power_cuts_at_random_moments(say_count):
                         repairs_cut += 1
                         cuts += 1
                     box.kill()
+                snap = os.path.exists(os.path.join(box.flash, "games", "current.snap"))
                 assert box.boot() == "running"
+                resumed_from_snapshot += snap
                 now = observed(box)
                 assert now in allowed, (
                     "op %d (%r): resumed a state that is neither before nor after it:\n%r" % (
@@ -152,6 +180,7 @@ def test_power_cuts_at_random_moments(say_count):
                 if now == after:
                     break
             k += 1
+            snaps += os.path.exists(os.path.join(box.flash, "games", "current.snap"))
         assert observed(box) == states[-1]
         # the first game went to the archive whole
         second = [i for i, (kind, _) in enumerate(ops) if kind == "new"][1]
@@ -160,7 +189,22 @@ def test_power_cuts_at_random_moments(say_count):
         with open(os.path.join(folder, "game-001.txt")) as f:
             game, error = notation.load(f.read().splitlines())
         assert error is None and notation.write(game) == states[second][1]
+    return cuts, torn, repairs_cut, snaps / len(ops), resumed_from_snapshot
+
+
+def test_power_cuts_at_random_moments(say_count):
+    cuts, torn, repairs_cut, _snaps, _resumed = cut_through_scenario(20240611)
     say_count("power cuts survived: %d/%d (%d inside flash writes, %d during resume)" % (
         cuts, cuts, torn, repairs_cut))
     assert cuts >= MIN_CUTS
     assert torn > 50
+
+
+def test_power_cuts_with_a_resume_snapshot_every_few_lines(say_count, snappy):
+    cuts, torn, repairs_cut, snaps, resumed = cut_through_scenario(20240612)
+    say_count("power cuts survived with resume snapshots: %d/%d (%d inside flash writes, %d "
+              "during resume, %d with a snapshot on flash)" % (cuts, cuts, torn, repairs_cut,
+                                                               resumed))
+    assert cuts >= MIN_CUTS // 2
+    assert torn > 50
+    assert snaps > 0.75 and resumed > cuts // 3

@@ -117,6 +117,9 @@ class PageHW:
     def stop_watchdog(self):
         pass
 
+    def feed(self):
+        pass
+
     def idle(self):
         pass   # time passes between the page's timer calls
 

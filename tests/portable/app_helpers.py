@@ -58,6 +58,7 @@ class Journal:
         self.setup = None
         self.fail = False
         self.forgotten = 0   # forget_reader calls
+        self.checkpoints = []   # (actions in the game, the record then) at each checkpoint call
 
     def resume(self):
         if self.record is None:
@@ -86,6 +87,9 @@ class Journal:
     def undo(self, game):
         self._check()
         self.record += "undo\n"
+
+    def checkpoint(self, game):
+        self.checkpoints.append((len(game), self.record))
 
     def plain(self):
         """The plain game record the journal holds (undo lines played out)."""

@@ -17,11 +17,16 @@ class _CutFile:
 
     def readline(self, limit=-1):
         self._store._alive()
+        self._store.lines_read += 1
         return self._f.readline(limit)
 
     def read(self, n=-1):
         self._store._alive()
         return self._f.read(n)
+
+    def seek(self, offset, whence=0):
+        self._store._alive()
+        return self._f.seek(offset, whence)
 
     def write(self, data):
         store = self._store
@@ -53,7 +58,8 @@ class CutStore(Store):
     and OSError is raised. With power_cut=True the store is then dead (`dead`): every later
     operation raises OSError(EIO), as on a box that lost power. With power_cut=False the flash
     is full: writes raise OSError(ENOSPC) until `budget` is raised again; the rest works.
-    `spent` counts the units used so far.
+    `spent` counts the units used so far, `lines_read` the readline calls (how much of a
+    record a resume read).
     """
 
     def __init__(self, budget=None, power_cut=True, base=None):
@@ -61,6 +67,7 @@ class CutStore(Store):
         self.power_cut = power_cut
         self.dead = False
         self.spent = 0
+        self.lines_read = 0
         self.base = base or Store()
 
     def _alive(self):

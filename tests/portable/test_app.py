@@ -242,6 +242,23 @@ def test_flash_full_rejects_the_action():
     assert app.game.last_action()[2:] == ((3, 3), 3, False)
 
 
+def test_the_resume_snapshot_is_asked_for_after_each_line_is_written():
+    # checkpoint comes once the line is in the journal and the game is what it holds: after a
+    # play, after an UNDO (the game one action back), never after a write that failed
+    app, bus, clock, journal = started()
+    press(app, "3", "PLAY")
+    assert journal.checkpoints[-1] == (1, journal.record)
+    press(app, "PASS")
+    assert journal.checkpoints[-1] == (2, journal.record)
+    press(app, "UNDO")
+    assert journal.checkpoints[-1] == (1, journal.record) and journal.record.endswith("undo\n")
+    calls = len(journal.checkpoints)
+    journal.fail = True
+    press(app, "PASS")
+    press(app, "UNDO")
+    assert len(journal.checkpoints) == calls
+
+
 def test_quick_reference_cycles_values_and_costs():
     app, bus, clock, journal = started()
     press(app, "MENU")

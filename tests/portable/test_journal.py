@@ -10,7 +10,7 @@ from cut_store import CutStore
 from tycoon import notation
 from tycoon.notation import NotationError, crc16, tagged, untag
 from tycoon.cards import becomes
-from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction
+from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction, pack_game
 from tycoon.state import to_json
 
 
@@ -612,11 +612,14 @@ def test_failed_append_never_breaks_resume():
 
 def _session(journal, state):
     """Two games with every setting non-default, undos among the actions, the second started
-    over the first (archive-and-start), then archived. state = [confirmed, in flight]."""
+    over the first (archive-and-start), then archived. state = [confirmed, in flight]. The
+    resume snapshot is asked for after each line, as the app does (the journal writes one
+    every `snap_every` lines)."""
 
     def step(call, after, *args):
         state[1] = after
         call(*args)
+        journal.checkpoint(game)
         state[0] = after
 
     old = None
@@ -631,30 +634,57 @@ def _session(journal, state):
                 before = _new(setup)
                 for s in steps[:n]:
                     eh.apply(before, s)
-                step(journal.undo, _text(before), game)
+                state[1] = _text(before)
+                journal.undo(game)
                 game.undo()
+                journal.checkpoint(game)
+                state[0] = state[1]
                 eh.apply(game, steps[n])
                 step(journal.append, _text(game), game)
         old = game
-    step(journal.archive, None, old)
+    state[1] = None
+    journal.archive(old)
+    state[0] = None
     return old
+
+
+def _full_replay_of(root):
+    """The game a resume gives from a copy of root's files without the snapshot (a full
+    replay of the record), or None."""
+    copy = root + "-full"
+    if files.STORE.exists(copy):
+        files.STORE.remove_tree(copy)
+    os.mkdir(copy)
+    if files.STORE.isdir(root):
+        for name in os.listdir(root):
+            if name != "current.snap" and not files.STORE.isdir(root + "/" + name):
+                files.write(copy + "/" + name, files.read(root + "/" + name))
+    game = Journal(copy).resume()[0]
+    files.STORE.remove_tree(copy)
+    return game
 
 
 def test_power_cut_at_every_step():
     with Folder() as d:
         total = None
-        budget = 0
+        budget = snapped = 0
         while total is None or budget <= total:
             root = d.path + "/g%d" % budget
             store = CutStore(budget)
             state = [None, None]
+            journal = Journal(root, store)
+            journal.snap_every = 4   # snapshots written and removed all along the session
             try:
-                _session(Journal(root, store), state)
+                _session(journal, state)
                 total = store.spent
             except OSError:
                 assert store.dead and store.spent == budget
+            snapped += files.STORE.exists(root + "/current.snap")
+            full = _full_replay_of(root)
             back, dropped = Journal(root).resume()
             assert _text(back) in state, (budget, _text(back), state)
+            if back is not None:   # the snapshot, if any, gave what the whole record gives
+                _same_game(back, full)
             again, dropped = Journal(root).resume()
             assert dropped == 0 and _text(again) == _text(back)
             # the first game is in the archive exactly when the second has started
@@ -668,6 +698,7 @@ def test_power_cut_at_every_step():
                 files.STORE.remove_tree(root)
             budget += 1
         assert total is not None and total > 600
+        assert snapped > total // 4   # many cuts struck with a snapshot on flash
 
 
 def _replayed(name):
@@ -692,7 +723,9 @@ def test_full_flash_at_every_step():
             root = d.path + "/f%d" % budget
             store = _FullOnce(budget)
             state = [None, None]
-            _session(_Checked(Journal(root, store), store, state, root), state)
+            journal = Journal(root, store)
+            journal.snap_every = 4
+            _session(_Checked(journal, store, state, root), state)
             assert _text(Journal(root).resume()[0]) is None   # archived at the end
             if total is None:
                 total = store.spent
@@ -939,3 +972,222 @@ def test_full_flash_when_a_new_game_starts_keeps_the_running_game():
             else:
                 assert _text(back) == _text(old), budget
                 assert not files.STORE.exists(d.games + "/archive/game-001.txt")
+
+
+# --- the resume snapshot -----------------------------------------------------------------------
+
+SNAP_EVERY = 10   # lines between two snapshots in these tests (the box's is SNAP_LINES)
+
+
+def _snap_session(journal, name="five", undo_every=5, upto=60):
+    """A game journalled as the app does, the checkpoint after each line, UNDO every few actions
+    (taken back and made again), `upto` actions. Returns the game."""
+    journal.snap_every = SNAP_EVERY
+    setup, steps = _game(name)
+    game = _new(setup)
+    journal.start(game)
+    journal.checkpoint(game)
+    for n in range(min(upto, len(steps))):
+        eh.apply(game, steps[n])
+        journal.append(game)
+        journal.checkpoint(game)
+        if n % undo_every == 2:
+            _undo_and_again(journal, game, steps[n])
+    return game
+
+
+def _undo_and_again(journal, game, step):
+    # an UNDO as the app journals it, then the action keyed again
+    journal.undo(game)
+    game.undo()
+    journal.checkpoint(game)
+    eh.apply(game, step)
+    journal.append(game)
+    journal.checkpoint(game)
+
+
+def _full_replay(d):
+    """The game a full replay of current.txt gives (a copy without the snapshot)."""
+    return _resume_copy(d)
+
+
+def _same_game(a, b):
+    assert a is not None and b is not None
+    assert eh.snapshot(a) == eh.snapshot(b)
+    assert pack_game(a) == pack_game(b)
+
+
+def test_resume_reads_only_the_lines_after_the_snapshot():
+    with Folder() as d:
+        game = _snap_session(Journal(d.games))
+        lines = files.read(d.games + "/current.txt").count(b"\n")
+        assert lines > 8 * SNAP_EVERY and files.STORE.exists(d.games + "/current.snap")
+        store = CutStore()
+        feeds = []
+        journal = Journal(d.games, store, feed=lambda: feeds.append(1))
+        back, dropped = journal.resume()
+        assert dropped == 0
+        _same_game(back, game)
+        _same_game(back, _full_replay(d))
+        # the snapshot covers all but the last lines; the read goes on from there (one more
+        # readline finds the end of the file)
+        assert lines - SNAP_EVERY < journal._snap_lines <= lines
+        assert store.lines_read == lines - journal._snap_lines + 1
+        # and the game goes on from it: appended, snapshot again, resumed again
+        rng = eh.Lcg(1)
+        while not back.finished and len(back) < len(game) + 3 * SNAP_EVERY:
+            eh.step(back, rng)
+            journal.append(back)
+            journal.checkpoint(back)
+        again, dropped = Journal(d.games).resume()
+        assert dropped == 0
+        _same_game(again, back)
+        _same_game(again, _full_replay(d))
+
+
+def test_a_full_replay_feeds_the_watchdog_every_32_lines():
+    with Folder() as d:
+        _snap_session(Journal(d.games))
+        os.remove(d.games + "/current.snap")
+        lines = files.read(d.games + "/current.txt").count(b"\n")
+        feeds = []
+        back, _dropped = Journal(d.games, feed=lambda: feeds.append(1)).resume()
+        assert back is not None and len(feeds) == lines // 32 and lines > 64
+
+
+def _snapshot_resumes(d, game):
+    # whatever is wrong with the snapshot, resume gives the game of a full replay
+    back, dropped = Journal(d.games).resume()
+    assert dropped == 0
+    _same_game(back, game)
+
+
+def test_every_damaged_snapshot_means_a_full_replay():
+    step = 1 if _CPYTHON else 7
+    with Folder() as d:
+        game = _snap_session(Journal(d.games))
+        path = d.games + "/current.snap"
+        good = files.read(path)
+        record = files.read(d.games + "/current.txt")
+        for i in range(0, len(good), step):
+            for flip in (1, 0x40):
+                bad = bytearray(good)
+                bad[i] ^= flip
+                files.write(path, bytes(bad))
+                _snapshot_resumes(d, game)
+                assert files.read(d.games + "/current.txt") == record
+        for bad in (b"", good[:-1], good[:20], good + b"\x00"):
+            files.write(path, bad)
+            _snapshot_resumes(d, game)
+
+
+def test_a_snapshot_that_does_not_describe_the_record_is_not_used():
+    with Folder() as d:
+        game = _snap_session(Journal(d.games))
+        path = d.games + "/current.snap"
+        good = files.read(path)
+        record = files.read(d.games + "/current.txt")
+        # the record cut back by hand before the covered part ends: a full replay of what is left
+        cut = record[:record.rfind(b"\n", 0, len(record) - 200) + 1]
+        files.write(d.games + "/current.txt", cut)
+        back, dropped = Journal(d.games).resume()
+        _same_game(back, _full_replay(d))
+        assert len(back) < len(game)
+        # another game's snapshot beside the record: its header differs
+        with Folder() as other:
+            _snap_session(Journal(other.games), "odd", 3, 14)
+            files.write(d.games + "/current.txt", record)
+            files.write(path, files.read(other.games + "/current.snap"))
+            _snapshot_resumes(d, game)
+        # the same game, its record written anew without the undo lines: lines at other places
+        files.write(path, good)
+        journal = Journal(d.games)
+        journal.rewrite(game)
+        files.write(path, good)   # the old snapshot, as if removing it had failed unseen
+        _snapshot_resumes(d, game)
+
+
+def test_the_snapshot_is_removed_before_the_record_is_replaced():
+    with Folder() as d:
+        path = d.games + "/current.snap"
+        journal = Journal(d.games)
+        game = _snap_session(journal)
+        assert files.STORE.exists(path)
+        old = files.read(path)
+        journal.rewrite(game)               # a whole record written anew, and its snapshot
+        lines = files.read(d.games + "/current.txt").count(b"\n")
+        assert files.read(path) != old and journal._snap_lines == lines
+        back, dropped = Journal(d.games, CutStore()).resume()
+        _same_game(back, game)
+        journal.start(_new(_game("short")[0]), game)   # a new game: the old one archived
+        assert not files.STORE.exists(path)
+        journal = Journal(d.games)
+        game = _snap_session(journal)
+        journal.archive(game)
+        assert not files.STORE.exists(path)
+        # a torn last line repaired at power-up: the snapshot goes before the file is replaced
+        game = _snap_session(journal)
+        files.STORE.append(d.games + "/current.txt", b"12: pa")
+        back, dropped = Journal(d.games).resume()
+        assert dropped == 1 and not files.STORE.exists(path)
+        _same_game(back, game)
+
+
+def test_a_snapshot_the_flash_cannot_take_is_skipped():
+    with Folder() as d:
+        path = d.games + "/current.snap"
+        store = CutStore(power_cut=False)
+        journal = Journal(d.games, store)
+        game = _snap_session(journal)
+        good = files.read(path)
+        record = files.read(d.games + "/current.txt")
+        # full at every byte of the next snapshot: no error, no snapshot left behind but the
+        # old one or none, and the record untouched
+        rng = eh.Lcg(3)
+        while journal._due < SNAP_EVERY:
+            eh.step(game, rng)
+            journal.append(game)
+        record = files.read(d.games + "/current.txt")
+        spent = store.spent
+        journal.checkpoint(game)
+        cost = store.spent - spent
+        assert cost > len(good) // 2
+        files.write(path, good)
+        for budget in range(cost):
+            journal._due = SNAP_EVERY   # due again
+            store.budget = budget
+            journal.checkpoint(game)        # never raises
+            store.budget = None
+            assert files.read(d.games + "/current.txt") == record
+            assert not files.STORE.exists(path) or files.read(path) == good
+            _snapshot_resumes(d, game)
+            files.write(path, good)
+
+
+def _reading_cost(lines):
+    # what the box counts for a line (box.journal.SNAP_COST): an undo 7, a play 3, else 1
+    return sum(7 if line.startswith(b"undo") else 3 if b": play" in line else 1
+               for line in lines)
+
+
+def test_a_snapshot_is_due_when_the_lines_after_it_would_take_long_to_read():
+    from box.journal import SNAP_COST
+    for undo_every in (0, 1, 3):
+        with Folder() as d:
+            journal = Journal(d.games)
+            setup, steps = _game("five")
+            game = _new(setup)
+            journal.start(game)
+            journal.checkpoint(game)
+            path = d.games + "/current.snap"
+            n = 0
+            while not files.STORE.exists(path):
+                eh.apply(game, steps[n])
+                journal.append(game)
+                journal.checkpoint(game)
+                if undo_every and n % undo_every == 0 and not files.STORE.exists(path):
+                    _undo_and_again(journal, game, steps[n])
+                n += 1
+            lines = files.read(d.games + "/current.txt").split(b"\n")[:journal._snap_lines]
+            assert _reading_cost(lines) >= SNAP_COST > _reading_cost(lines[:-1])
+            assert journal._due < SNAP_COST

@@ -112,6 +112,7 @@ class App:
         self._home()
         self._clear_entry()
         self._emit()
+        self.journal.checkpoint(game)
 
     # --- main loop ----------------------------------------------------------------------------
 
@@ -251,6 +252,7 @@ class App:
             return
         self.buzzer.play(REVOLUTION if events & rules.REVOLUTION else ACCEPT, now)
         self._emit()
+        self.journal.checkpoint(game)   # the resume snapshot, when due: after all the rest
 
     def _undo(self):
         game = self.game
@@ -276,6 +278,7 @@ class App:
             return
         game.undo()
         self._emit()
+        self.journal.checkpoint(game)
 
     def _clear_entry(self):
         self.nfaces = 0

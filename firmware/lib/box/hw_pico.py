@@ -45,6 +45,11 @@ class PicoHw:
         machine.mem32[base + 0x3000] = 1 << 30
         self.wdt = None
 
+    def feed(self):
+        """Feed the watchdog, if it runs (the journal does, reading a long record at boot)."""
+        if self.wdt is not None:
+            self.wdt.feed()
+
     def idle(self):
         if self.wdt is not None:
             self.wdt.feed()

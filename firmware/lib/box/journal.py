@@ -6,12 +6,32 @@ record does). An UNDO is one more line, `undo`. Resume replays the record throug
 reader and keeps the longest sound prefix; whole-file writes go to `NAME.tmp` first and are
 renamed over the target, and a new game is in place before the old one goes to the archive.
 The reader is imported only to read a record (at boot) and let go after (`forget_reader`): the
-box keeps only the writer (tycoon.writer) while a game is played. See docs/journal.md.
+box keeps only the writer (tycoon.writer) while a game is played.
+
+Beside the record, `current.snap` is a cache of the game packed as bytes (pack_game) and of how
+much of current.txt it covers: resume loads it, checks it against the file and reads only the
+lines after it; anything wrong with it, and the whole record is read as before. It is removed
+before current.txt is replaced in any way, and written again (`checkpoint`) once the lines
+after it would take about SNAP_COST ms to read on a Pico, after the line it covers is on flash.
+See docs/journal.md.
 """
 import sys
+from struct import pack, unpack_from
 
+from tycoon.game import pack_game
 from tycoon.writer import HEADERS, action_text, header_text, tagged
 from box.store import Store
+
+try:
+    from binascii import crc32
+except ImportError:   # a port without it keeps no snapshot: every resume reads the whole record
+    crc32 = None
+
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
 
 READER = "tycoon.notation"   # the one record reader, in sys.modules while it is loaded
 
@@ -20,6 +40,30 @@ NEXT = "next.txt"      # a new game's record, complete, waiting for the old one 
 SETUP = "setup.txt"
 BROKEN = "broken.txt"  # an unusable record is moved here for a look on the computer
 ARCHIVE = "archive"
+SNAP = "current.snap"  # the resume snapshot: a cache of the game at a line of current.txt
+
+# What the lines after the snapshot may cost to read at power-up before a new snapshot is due,
+# counted in pass lines (about 0.9 ms each on the emulated Pico): a play line costs about three
+# of them, an undo line about seven (it restores an undo snapshot and replays up to 15 actions;
+# docs/performance.md). 128: the tail of a resume takes about 120 ms, at worst about 250.
+SNAP_COST = const(128)
+_PLAY_COST = const(3)
+_UNDO_COST = const(7)
+# The snapshot file: magic, lines covered, the byte where the next line starts, the CRC-32 of
+# the last _WINDOW bytes before it (the last lines, their tags naming their line numbers), the
+# length and CRC-32 of the game's header as the box writes it (the file must open with it),
+# then the packed game, then the CRC-32 of all that.
+_MAGIC = b"MBsnap1\n"
+_HEAD = const("<8sIIIHI")
+_HEAD_SIZE = const(26)
+_WINDOW = const(64)
+
+
+def _cost(line):
+    # What a line written by the box costs to read at power-up, in pass lines (see SNAP_COST).
+    if line[:4] == b"undo":
+        return _UNDO_COST
+    return _PLAY_COST if b": play" in line else 1
 
 
 def _record(game, count):
@@ -33,6 +77,16 @@ def _record(game, count):
             break
         index += 1
         yield tagged(index, action_text(*action)[:-1])
+
+
+def _window(f, size):
+    # The CRC-32 of the last _WINDOW bytes of f[:size], which must end a line; None if not.
+    w = min(size, _WINDOW)
+    f.seek(size - w)
+    data = f.read(w)
+    if len(data) != w or data[-1:] != b"\n":
+        return None
+    return crc32(data)
 
 
 def _copy(f, size):
@@ -49,13 +103,20 @@ class Journal:
     `root/archive/`, the last setup in `root/setup.txt`. Every file operation goes
     through `store` (default: the real filesystem)."""
 
-    def __init__(self, root="games", store=None, keep=10):
+    snap_every = SNAP_COST   # reading cost that makes a new snapshot due (tests make it less)
+
+    def __init__(self, root="games", store=None, keep=10, feed=None):
         self.root = root
         self.store = store or Store()
         self.keep = keep
+        self.feed = feed    # called every few dozen lines of a long read (the watchdog's feed)
         self.current = self._path(CURRENT)
+        self.snap = self._path(SNAP)
         self._lines = None  # lines in current.txt; None: unknown, the next write rewrites it
         self._actions = 0   # actions in current.txt
+        self._size = 0      # bytes in current.txt (when _lines is known)
+        self._snap_lines = 0  # lines the snapshot on flash covers; 0: none
+        self._due = 0       # what the lines after it cost to read (see SNAP_COST)
         self._loaded = False  # this journal loaded the reader: forget_reader lets it go
 
     def _path(self, name):
@@ -72,21 +133,25 @@ class Journal:
         """
         self._lines = None
         self._actions = 0
+        self._snap_lines = 0
         try:
             self._tidy()
             if not self.store.exists(self.current):
                 return None, 0
-            game, lines, size, dropped, _reader = self._read(self.current, True)
+            at = self._load_snap()
+            game, lines, size, dropped, reader = self._read(self.current, True, at)
         except OSError:
             return None, 0
         if game is None:
             try:
+                self._unsnap()
                 self.store.rename(self.current, self._path(BROKEN))
             except OSError:
                 pass
             return None, dropped
         if dropped:
             try:
+                self._unsnap()
                 f = self.store.open(self.current, "rb")
                 try:
                     self._atomic(self.current, _copy(f, size))
@@ -94,9 +159,91 @@ class Journal:
                     f.close()
             except OSError:
                 return game, dropped  # _lines stays None: the next write replaces the file
+        elif at is not None:
+            self._snap_lines = at[1]
+        # not counted line by line: as if every line read were a play, and undo lines, undos
+        self._due = _PLAY_COST * (lines - self._snap_lines) \
+            + (_UNDO_COST - _PLAY_COST) * reader.undos
         self._lines = lines
         self._actions = len(game)
+        self._size = size
         return game, dropped
+
+    def _load_snap(self):
+        # (game, lines, offset) of the snapshot when it passes every check against
+        # current.txt, else None: its CRC, a packed game the engine accepts, the file opening
+        # with the box's header of that game, the covered part ending a line within the file
+        # with the bytes it had. Never raises.
+        st = self.store
+        if crc32 is None:
+            return None
+        try:
+            if not st.exists(self.snap):
+                return None
+            f = st.open(self.snap, "rb")
+            try:
+                data = f.read()
+            finally:
+                f.close()
+            n = len(data) - 4
+            if n < _HEAD_SIZE or crc32(data[:n]) != unpack_from("<I", data, n)[0]:
+                return None
+            magic, lines, size, window, head, header = unpack_from(_HEAD, data, 0)
+            if magic != _MAGIC or lines < len(HEADERS) or size < head:
+                return None
+            from tycoon.notation import unpack
+            game = unpack(data[_HEAD_SIZE:n])
+            data = None
+            f = st.open(self.current, "rb")
+            try:
+                if crc32(f.read(head)) != header or _window(f, size) != window:
+                    return None
+            finally:
+                f.close()
+        except Exception:   # OSError, ValueError, or anything else: a full read, as without
+            return None
+        return game, lines, size
+
+    def _unsnap(self):
+        # Before current.txt is replaced, renamed or repaired: its snapshot goes first, so that a
+        # cut in between leaves none. OSError when it cannot be removed: the caller's write
+        # fails rather than leave a snapshot beside a record it does not describe.
+        self._snap_lines = 0
+        self._due += _PLAY_COST * (self._lines or 0)   # what it covered is to be read again
+        if self.store.exists(self.snap):
+            self.store.remove(self.snap)
+
+    def checkpoint(self, game):
+        """Write the resume snapshot when it is due (the lines after the last one would take
+        SNAP_COST pass lines to read). Call it once the game's last line is on flash and the
+        game is what the file holds, off the key-to-display path. Never raises: a snapshot that
+        cannot be written is skipped (and a stale one removed); the record on flash is the
+        truth."""
+        lines = self._lines
+        if lines is None or len(game) != self._actions or crc32 is None \
+                or self._due < self.snap_every:
+            return
+        st = self.store
+        try:
+            f = st.open(self.current, "rb")
+            try:
+                window = _window(f, self._size)
+            finally:
+                f.close()
+            if window is None:
+                return
+            head = b"".join(_record(game, 0))
+            body = pack(_HEAD, _MAGIC, lines, self._size, window, len(head), crc32(head)) \
+                + pack_game(game)
+            head = None
+            self._atomic(self.snap, (body, pack("<I", crc32(body))))
+            self._snap_lines = lines
+            self._due = 0
+        except OSError:
+            try:
+                self._unsnap()
+            except OSError:
+                pass
 
     def _tidy(self):
         # A leftover NAME.tmp is a whole-file write cut short: never used, always removed.
@@ -120,19 +267,24 @@ class Journal:
                 except OSError:
                     pass   # removed at a later power-up; the running game is current.txt
             else:
+                self._unsnap()
                 st.rename(nxt, self.current)
 
-    def _read(self, path, box_game=False):
+    def _read(self, path, box_game=False, at=None):
         # Replay a file through the one reader: (game or None, lines kept, bytes kept,
         # lines dropped, the reader). With box_game, a record with checksum tags must have all six
-        # header lines: the box writes them all, so fewer means a cut.
+        # header lines: the box writes them all, so fewer means a cut. `at`: (game, lines,
+        # offset) of a snapshot, where the reading goes on.
         if READER not in sys.modules:
             self._loaded = True
         from tycoon.notation import Reader
         reader = Reader()
         f = self.store.open(path, "rb")
         try:
-            error = reader.read(f)
+            if at is not None:
+                reader.resume(*at)
+                f.seek(at[2])
+            error = reader.read(f, self.feed)
         finally:
             f.close()
         game = reader.game
@@ -202,12 +354,22 @@ class Journal:
         if not self.store.isdir(path):
             self.store.mkdir(path)
 
+    def _counted(self, parts):
+        # The parts of a whole record, their bytes and reading cost counted as they go.
+        for part in parts:
+            self._size += len(part)
+            self._due += _cost(part)
+            yield part
+
     def _write(self, game, count):
         self._lines = None
         self._ensure(self.root)
-        self._atomic(self.current, _record(game, count))
+        self._unsnap()
+        self._size = self._due = 0
+        self._atomic(self.current, self._counted(_record(game, count)))
         self._lines = len(HEADERS) + count
         self._actions = count
+        self.checkpoint(game)   # a long record written anew gets its snapshot at once
 
     def start(self, game, old=None):
         """Begin the record of a new game. A record in current.txt (the running game `old`)
@@ -220,9 +382,15 @@ class Journal:
             self._write(old, len(old))   # the running game, whole, before it is archived
         self._ensure(self.root)
         nxt = self._path(NEXT)
-        self._atomic(nxt, _record(game, len(game)))
+        size, due = self._size, self._due
+        self._size = self._due = 0
+        try:
+            self._atomic(nxt, self._counted(_record(game, len(game))))
+        finally:
+            size, self._size, due, self._due = self._size, size, self._due, due
         path = None
         try:
+            self._unsnap()
             if st.exists(self.current):
                 self._ensure(self._path(ARCHIVE))
                 numbers = self.archived()
@@ -239,8 +407,11 @@ class Journal:
             raise
         self._lines = len(HEADERS) + len(game)
         self._actions = len(game)
+        self._size = size
+        self._due = due
         if path is not None:
             self._trim()
+        self.checkpoint(game)
 
     def rewrite(self, game):
         """Replace the record with the game as it stands, atomically (a repair; UNDO appends)."""
@@ -279,8 +450,9 @@ class Journal:
     def _add(self, lines, text, game, keep):
         # Append one tagged line after `lines`; on failure, try to put the file back to
         # `keep` actions.
+        line = tagged(lines + 1, text)
         try:
-            self.store.append(self.current, tagged(lines + 1, text))
+            self.store.append(self.current, line)
         except OSError:
             self._lines = None
             try:
@@ -289,6 +461,8 @@ class Journal:
                 pass
             raise
         self._lines = lines + 1
+        self._size += len(line)
+        self._due += _cost(line)
 
     def archive(self, game):
         """Move the record of a finished game to archive/game-NNN.txt (numbers go on across
@@ -302,6 +476,7 @@ class Journal:
         self._ensure(folder)
         numbers = self.archived()
         path = folder + "/game-%03d.txt" % (numbers[-1] + 1 if numbers else 1)
+        self._unsnap()
         st.rename(self.current, path)
         self._lines = None
         self._actions = 0

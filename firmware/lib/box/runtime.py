@@ -26,7 +26,7 @@ def build(hw, pinmap=None):
     displays = [HT16K33(hw.i2c, a) for a in pins.addresses(m)]
     keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
     buzzer = Buzzer(hw.buzzer, hw.ticks_ms)
-    journal = Journal(hw.games, hw.store)
+    journal = Journal(hw.games, hw.store, feed=hw.feed)   # a long read feeds the watchdog
     return App(displays, keys, buzzer, journal, hw.ticks_ms, hw.emit)
 
 

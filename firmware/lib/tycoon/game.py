@@ -65,6 +65,9 @@ _VALUE_MASK = const(0x7F)
 # count and seat, the seats that declined, the revolution, the face-up copies per card type,
 # then each seat's cards, then each seat's rank, then each seat's sticks.
 _SNAP = const("<HHHBbBBBB18s%dB%dB%dH")
+# pack_game's head (% the seats): format 1, players, dealer, expansion, revolution size,
+# matchsticks in the box, each seat's dealt cards, actions taken, snapshots in use.
+PACKED_HEAD = const("<BBBBBH%dBHH")
 
 
 # The rule codes, numbered: on MicroPython one long string takes much less heap than
@@ -212,6 +215,9 @@ class Game:
         self.supply = self.tokens - sum(self.sticks) - self.table_sticks
         return start
 
+    # The state is packed by functions of the module (_state, pack_game), not methods: two
+    # methods more made every action about 8 % slower on the Pico's MicroPython (emulated).
+
     # --- what the table and the order look like -------------------------------------------
 
     @property
@@ -313,11 +319,7 @@ class Game:
         k = self.nactions // SNAP_EVERY
         if not self.nactions % SNAP_EVERY and k > self._nsnaps:
             size = 30 + 4 * self.players
-            self._snaps[(k - 1) * size:k * size] = pack(
-                _SNAP % (self.players, self.players, self.players), len(log), self._last,
-                self.table_sticks, self.turn, self.top_value, self.top_count, self.top_seat,
-                self._declined, self.revolution, self._played, *self.cards, *self.ranks,
-                *self.sticks)
+            self._snaps[(k - 1) * size:k * size] = _state(self)
             self._nsnaps = k
         self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
         log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
@@ -448,6 +450,25 @@ class Game:
         if self.cards[p] and not with_cards:
             raise IllegalAction(_HAS_CARDS)
         return p
+
+
+def _state(game):
+    # The state as an undo snapshot holds it (_SNAP; Game._restore reads it back).
+    n = game.players
+    return pack(_SNAP % (n, n, n), len(game._log), game._last, game.table_sticks, game.turn,
+                game.top_value, game.top_count, game.top_seat, game._declined, game.revolution,
+                game._played, *game.cards, *game.ranks, *game.sticks)
+
+
+def pack_game(game):
+    """The whole game as bytes (tycoon.notation.unpack makes the same game of them): the setup,
+    the action count and the snapshots in use, the state as an undo snapshot holds it, the
+    snapshots, then the action log. PACKED_HEAD % players is the head's format."""
+    n = game.players
+    return b"".join((pack(PACKED_HEAD % n, 1, n, game.dealer, EXPANSIONS.index(game.expansion),
+                          game.revolution_size, game.tokens, *game.hands, game.nactions,
+                          game._nsnaps),
+                     _state(game), game._snaps[:game._nsnaps * (30 + 4 * n)], game._log))
 
 
 def _decode(log):

@@ -450,6 +450,10 @@ class HW:
         self.board.wdt = None
         send("g wdt 0")
 
+    def feed(self):
+        if self.wdt is not None:
+            self.wdt.feed()
+
     def emit(self, line):
         send("s " + line)
 
