@@ -109,22 +109,45 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
 
 def read_record(path):
     """(bytes, warning) of a game record to put on the box's flash; (None, None) after
-    printing why it cannot be read. A record the rules reject is still returned (the box
-    drops the tail from the bad line, as after a power cut) with a warning naming the file
-    and the line; the warning is None for a clean record."""
-    from host_tools import replay_portable
+    printing why it cannot be read. A record the rules reject is still returned with a
+    warning naming the file and the line and saying what the box does with it (its resume:
+    docs/journal.md); the warning is None for a clean record."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         print("matchbox sim: %s" % files.cannot_read(path, exc), file=sys.stderr)
         return None, None
-    _game, error = replay_portable.replay(path)
-    warning = None
-    if error is not None:
-        warning = ("%s:%d: %s: %s (the box resumes from the last good line before it)"
-                   % (path, error[0], error[1], error[2]))
-    return data, warning
+    error, verdict = boot_verdict(data)
+    if error is None:
+        return data, None
+    return data, "%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], verdict)
+
+
+def boot_verdict(data):
+    """(error, what the box's resume does with a record of these bytes): error None for a
+    clean record, else (line, kind, code) and the verdict in words."""
+    import io
+    from tycoon import notation
+    reader = notation.Reader()
+    error = reader.read(io.BytesIO(data))
+    if error is None:
+        return None, None
+    game = reader.game
+    full = len(reader.header) == len(notation.HEADERS)
+    if game is None and full:
+        try:
+            game = reader.finish()
+        except notation.NotationError:
+            game = None
+    if game is None or (reader.tagged and not full):
+        return error, ("no game to resume: the box puts the record aside as games/broken.txt, "
+                       "shows LoSt and opens the setup menu")
+    if error[2].startswith("last line without a newline"):
+        return error, "cut short: the box drops this last line and resumes before it"
+    return error, ("the box resumes from the %d line%s before it, keeps the whole record as "
+                   "games/damaged/NNN-current.txt and shows LoSt" % (
+                       error[0] - 1, "" if error[0] == 2 else "s"))
 
 
 def micropython():

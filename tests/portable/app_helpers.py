@@ -58,6 +58,8 @@ class Journal:
         self.setup = None
         self.fail = False
         self.forgotten = 0   # forget_reader calls
+        self.lost = 0        # as the real journal's: lines resume could not use, and where
+        self.kept = None     # they are kept (None: the flash had no room)
 
     def resume(self):
         if self.record is None:

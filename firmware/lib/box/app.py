@@ -14,7 +14,7 @@ from box import ticks
 from box import keys as K
 from box import panels, screens
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
-from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, PLAY, REF, SETUP
+from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
 from box.setup import COMPLETE, TOO_MANY, Setup
 from tycoon import game as rules
 from tycoon.state import to_json
@@ -85,6 +85,8 @@ class App:
         if game is not None:
             self.game = game
             self._home()
+        if self.journal.lost:
+            self.overlay = NOTICE   # LoSt and the count, until a key is pressed
         self.redraw()
 
     def _home(self):
@@ -120,7 +122,7 @@ class App:
         n = self.keys.poll(now)
         for i in range(n):
             self.key(self.keys.events[i], now)
-        if self.overlay and ticks.diff(now, self.until) >= 0:
+        if self.overlay and self.overlay != NOTICE and ticks.diff(now, self.until) >= 0:
             self.overlay = NONE
             self.redraw()
         nd = self.shown()
@@ -153,6 +155,10 @@ class App:
         """Handle one key event (a code, or LONG | code)."""
         if now is None:
             now = self.clock()
+        if self.overlay == NOTICE:   # the first key only takes the notice away
+            self.overlay = NONE
+            self.redraw(now)
+            return
         self.overlay = NONE
         code = event & K.CODE
         if event & K.LONG:
