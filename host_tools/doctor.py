@@ -5,7 +5,9 @@
 3. self-test: box.selftest.run() on the board;
 4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
-6. keys: the person presses each key in turn and sees what the board saw (on a terminal).
+6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
+then the records the box could not resume whole (games/damaged/, games/broken.txt), if any:
+where each was damaged and how many lines it lost (a note: the box kept them).
 
 The box's app must not run meanwhile: on a Pico its 8 s watchdog would reset the board. So
 doctor leaves a file `/maintenance` on the board (main.py then starts neither app nor
@@ -13,6 +15,7 @@ watchdog) and resets it; at the end it removes the file and resets again, so the
 back to its game. Exit status 0 when everything checked is OK, 1 otherwise.
 """
 import errno
+import io
 import json
 import os
 import re
@@ -23,11 +26,13 @@ import time
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import FIRMWARE, HARDWARE
+from host_tools import FIRMWARE, HARDWARE, pull, replay_portable
 from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
+DAMAGED = "/games/damaged"    # records the box could not resume whole (docs/journal.md)
+BROKEN = "/games/broken.txt"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
 REBOOT_WAIT = 20.0  # seconds for a Pico to come back on USB after machine.reset()
@@ -296,6 +301,40 @@ class Checks:
         self.answering = []
 
     def run(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
+        self.checks(yes, skip_keys, interactive, ask, key_timeout, light_seconds)
+        self.records()
+
+    def records(self):
+        """Say which records the box could not resume whole (games/damaged/, broken.txt):
+        what each lost, and how to get it back. A note, not a problem: the box kept them."""
+        board = self.board
+        paths = board.list_files(DAMAGED)
+        if board.file_size(BROKEN) is not None:
+            paths.append(BROKEN)
+        if not paths:
+            return
+        r = self.report
+        r.say("records: the box could not resume %d record%s whole and kept %s on its flash "
+              "(it showed LoSt at power-up); `matchbox pull` brings %s home, `matchbox replay "
+              "--salvage FILE` shows what %s still prove%s:" % (
+                  len(paths), "" if len(paths) == 1 else "s", "it" if len(paths) == 1 else "them",
+                  "it" if len(paths) == 1 else "them", "it" if len(paths) == 1 else "they",
+                  "s" if len(paths) == 1 else ""))
+        for path in paths:
+            data = board.read_file(path)
+            game, error = replay_portable.replay_file(io.BytesIO(data))
+            lines = data.count(b"\n") + (data[-1:] not in (b"", b"\n"))
+            count = "%d line%s" % (lines, "" if lines == 1 else "s")
+            if error is None:
+                what = "no damage found (%s)" % count
+            elif game is None:
+                what = "line %d: %s: %s; no game in it (%s)" % (error + (count,))
+            else:
+                what = "line %d: %s: %s; %d of its %d lines not resumed" % (
+                    error + (lines - error[0] + 1, lines))
+            r.note("%s: %s" % (pull.shown(path), what))
+
+    def checks(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
         if not self.firmware_check():
             self.report.skip_rest("needs the firmware: run `matchbox flash` first")
             return

@@ -14,6 +14,9 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="one JSON object per file")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
                         help="run the engine under CPython (default) or the MicroPython unix port")
+    parser.add_argument("--salvage", action="store_true",
+                        help="for a damaged record: the state of its good lines and, line by "
+                             "line, which lines after the damage still check out")
     parser.add_argument("files", nargs="+", metavar="FILE", help="game records")
 
 
@@ -42,18 +45,24 @@ def unreadable(path, as_json):
 
 
 def run(args):
+    if args.salvage and args.json:
+        sys.stderr.write("matchbox replay: --salvage prints text: leave out --json\n")
+        return 2
+    flags = (["--json"] if args.json else []) + (["--salvage"] if args.salvage else [])
     if args.runtime == "micropython":
         statuses = [unreadable(path, args.json) for path in args.files]
         readable = [path for path, status in zip(args.files, statuses) if status is None]
         worst = max([status or 0 for status in statuses])
         sys.stdout.flush()
         if readable:
-            worst = max(worst, run_micropython((["--json"] if args.json else []) + readable))
+            worst = max(worst, run_micropython(flags + readable))
         return worst
     worst = 0
     for path in args.files:
         status = unreadable(path, args.json)
-        if status is None:
+        if status is None and args.salvage:
+            status = replay_portable.salvage(path, sys.stdout, sys.stderr)
+        elif status is None:
             status = replay_portable.report(path, args.json, sys.stdout, sys.stderr)
         worst = max(worst, status)
     return worst

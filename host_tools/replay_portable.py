@@ -112,12 +112,90 @@ def report(path, as_json, out, err):
     return STATUS[error[1] if error else None]
 
 
+def _after(data, first):
+    """(line number, status, text) of each line of data from line `first` on: status 'ok'
+    (its checksum tag checks out at its line number and it parses), 'untagged' (it parses,
+    but has no tag to prove it), 'damaged' (anything else: a failed or damaged tag, not
+    notation, not UTF-8, too long, or a last line without its newline)."""
+    lines = data.split(b"\n")
+    torn = lines.pop()   # after the last newline: b"" unless the last line is cut short
+    if torn:
+        lines.append(torn)
+    out = []
+    for i in range(first - 1, len(lines)):
+        raw = lines[i]
+        number = i + 1
+        status = "damaged"
+        text = raw.decode("utf-8", "replace")
+        whole = not torn or number < len(lines)
+        if raw[-1:] == b"\r":   # CRLF, as the reader takes it
+            raw = raw[:-1]
+        if whole and len(raw) < notation.LIMIT and notation.utf8(raw, len(raw)):
+            try:
+                body, tagged = notation.untag(raw.decode(), number)
+                notation.parse_line(body)
+                status = "ok" if tagged else "untagged"
+                text = body
+            except notation.NotationError:
+                pass
+        out.append((number, status, text))
+    return out
+
+
+def _printable(text):
+    out = []
+    for ch in text:
+        out.append(ch if " " <= ch <= "~" or ord(ch) > 0x9F else "\\x%02x" % ord(ch))
+    return "".join(out)
+
+
+def salvage(path, out, err):
+    """`replay --salvage`: what a damaged record still proves - the state of its good lines
+    and, line by line, what comes after the damage. Returns 0 (the record is whole), 1 (it is
+    damaged; its good lines make a game) or 2 (no game in it, or it cannot be read)."""
+    try:
+        f = open(path, "rb")
+        try:
+            data = f.read()
+        finally:
+            f.close()
+    except OSError:
+        err.write("%s:0: syntax: cannot read file\n" % path)
+        return 2
+    import io
+    game, error = replay_file(io.BytesIO(data))
+    if error is None:
+        out.write("%s: no damage: every line is good (%d actions)\n%s\n" % (
+            path, len(game), summary(game)))
+        return 0
+    err.write("%s:%d: %s: %s\n" % (path, error[0], error[1], error[2]))
+    if game is None:
+        out.write("%s: no game: the lines before line %d do not make a usable header\n" % (
+            path, error[0]))
+    else:
+        out.write("%s: the last good state, from lines 1-%d (%d action%s):\n%s\n" % (
+            path, error[0] - 1, len(game), "" if len(game) == 1 else "s", summary(game)))
+    after = _after(data, error[0])
+    ok = len([1 for _n, status, _t in after if status == "ok"])
+    out.write("%s: from line %d on (ok: its checksum tag checks out; untagged: notation, "
+              "nothing proves it; damaged):\n" % (path, error[0]))
+    for number, status, text in after:
+        out.write("%6d  %-8s  %s\n" % (number, status, _printable(text)))
+    out.write("%s: %d of %d lines from line %d on check out\n" % (path, ok, len(after), error[0]))
+    return 1 if game is not None else 2
+
+
 def main(argv):
     as_json = "--json" in argv
-    paths = [a for a in argv if a != "--json"]
+    salvaging = "--salvage" in argv
+    paths = [a for a in argv if a not in ("--json", "--salvage")]
     worst = 0
     for path in paths:
-        worst = max(worst, report(path, as_json, sys.stdout, sys.stderr))
+        if salvaging:
+            status = salvage(path, sys.stdout, sys.stderr)
+        else:
+            status = report(path, as_json, sys.stdout, sys.stderr)
+        worst = max(worst, status)
     return worst
 
 
