@@ -432,3 +432,25 @@ def test_power_cuts_between_flash_operations(say_count):
     say_count("emulated Pico: %d power cuts between flash erase/program operations, %d survived "
               "(%d rounds of the scenario, seed %d)" % (survived, survived, rounds, CUT_SEED))
     assert survived >= CUTS
+
+
+def test_a_damaged_record_is_kept_whole_on_littlefs_and_the_box_says_so():
+    """The issue's typo on line 10 of the sample game, booted on the Pico's MicroPython: the
+    whole file lands in games/damaged/ on littlefs, the good lines go on, and LoSt shows."""
+    with open(os.path.join(ROOT, "docs", "examples", "sample-game.txt"), "rb") as f:
+        clean = f.read()
+    bad = clean.replace(b"2: play 1\n", b"2: plya 1\n", 1)
+    files = ep.firmware_files()
+    files["games/current.txt"] = bad
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        assert pico.run_until(lambda: pico.lit_at is not None, 5000)
+        pico.advance(300)
+        assert pico.displays()[:2] == ["Lo5t", " 114"]
+        kept = pico.read_files()
+        assert kept["games/damaged/001-current.txt"] == bad
+        assert kept["games/current.txt"] == b"".join(
+            [line + b"\n" for line in bad.split(b"\n")[:9]])
+        pico.keys(["PASS"])            # the first key only takes the notice away
+        pico.advance(300)
+        assert pico.displays()[:2] == ["1-0 ", "P2 F"]
