@@ -6,8 +6,8 @@
 4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
 6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
-then the records the box could not resume whole (games/damaged/, games/broken.txt), if any:
-where each was damaged and how many lines it lost (a note: the box kept them).
+then the damaged records the box kept (games/damaged/, games/broken.txt), if any: where each
+was damaged and how many lines it lost or had repaired (a note: the box kept them).
 
 The box's app must not run meanwhile: on a Pico its 8 s watchdog would reset the board. So
 doctor leaves a file `/maintenance` on the board (main.py then starts neither app nor
@@ -31,7 +31,7 @@ from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
-DAMAGED = "/games/damaged"    # records the box could not resume whole (docs/journal.md)
+DAMAGED = "/games/damaged"    # damaged records the box kept (docs/journal.md)
 BROKEN = "/games/broken.txt"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
@@ -305,8 +305,8 @@ class Checks:
         self.records()
 
     def records(self):
-        """Say which records the box could not resume whole (games/damaged/, broken.txt):
-        what each lost, and how to get it back. A note, not a problem: the box kept them."""
+        """Say which damaged records the box kept (games/damaged/, broken.txt): what each
+        lost or had repaired, and how to get it back. A note, not a problem: the box kept them."""
         board = self.board
         paths = board.list_files(DAMAGED)
         if board.file_size(BROKEN) is not None:
@@ -314,24 +314,29 @@ class Checks:
         if not paths:
             return
         r = self.report
-        r.say("records: the box could not resume %d record%s whole and kept %s on its flash "
-              "(it showed LoSt at power-up); `matchbox pull` brings %s home, `matchbox replay "
-              "--salvage FILE` shows what %s still prove%s:" % (
-                  len(paths), "" if len(paths) == 1 else "s", "it" if len(paths) == 1 else "them",
-                  "it" if len(paths) == 1 else "them", "it" if len(paths) == 1 else "they",
-                  "s" if len(paths) == 1 else ""))
+        one = len(paths) == 1
+        r.say("records: %d damaged record%s kept on the box's flash (it showed rEPr or LoSt at "
+              "power-up); `matchbox pull` brings %s home, `matchbox replay --salvage FILE` shows "
+              "what %s still prove%s:" % (len(paths), "" if one else "s", "it" if one else "them",
+                                          "it" if one else "they", "s" if one else ""))
         for path in paths:
             data = board.read_file(path)
-            game, error = replay_portable.replay_file(io.BytesIO(data))
+            repaired = []
+            game, error = replay_portable.replay_file(io.BytesIO(data), repaired)
             lines = data.count(b"\n") + (data[-1:] not in (b"", b"\n"))
             count = "%d line%s" % (lines, "" if lines == 1 else "s")
+            fixed = "line%s %s repaired by %s checksum tag%s; " % (
+                "s" if len(repaired) > 1 else "", ", ".join(map(str, repaired)),
+                "their" if len(repaired) > 1 else "its", "s" if len(repaired) > 1 else "") \
+                if repaired else ""
             if error is None:
-                what = "no damage found (%s)" % count
+                what = "%severy action resumed (%s)" % (fixed, count) if repaired else \
+                    "no damage found (%s)" % count
             elif game is None:
                 what = "line %d: %s: %s; no game in it (%s)" % (error + (count,))
             else:
-                what = "line %d: %s: %s; %d of its %d lines not resumed" % (
-                    error + (lines - error[0] + 1, lines))
+                what = "%sline %d: %s: %s; %d of its %d lines not resumed" % (
+                    (fixed,) + error + (lines - error[0] + 1, lines))
             r.note("%s: %s" % (pull.shown(path), what))
 
     def checks(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):

@@ -1,5 +1,5 @@
 """`matchbox pull`: download the box's games: the running journal, the archive, and every
-record the box could not resume whole.
+damaged record the box kept.
 
 Fetches /games/current.txt (if there is one) to DIR/current.txt, every file under
 /games/archive/ to DIR/archive/..., every file under /games/damaged/ to DIR/damaged/... and
@@ -152,7 +152,11 @@ def save(path, data, keep_both, force):
 def exported(remote, data):
     """What to save for a file of the box: its plain game record, or the bytes as they are
     (with a warning on stderr) when the record has a problem."""
-    text, error = replay_portable.plain(io.BytesIO(data))
+    repaired = []
+    text, error = replay_portable.plain(io.BytesIO(data), repaired)
+    for number in repaired:
+        print("warning: %s:%d: %s" % (shown(remote), number, replay_portable.REPAIRED),
+              file=sys.stderr)
     if text is None:
         print("warning: %s:%d: %s: %s (saved as it is on the box)" % (
             shown(remote), error[0] if error else 0, error[1] if error else "syntax",

@@ -9,6 +9,7 @@ from tycoon import notation, state
 from tycoon.cards import char
 
 STATUS = {None: 0, "illegal": 1, "syntax": 2}
+REPAIRED = "repaired: a damaged line, read as the one action its checksum tag allows"
 
 
 def summary(game):
@@ -52,28 +53,31 @@ def _json_string(text):
     return "".join(out)
 
 
-def replay(path):
+def replay(path, repaired=None):
     """(game, error) for one record file, read from its bytes by the engine's one reader
     (tycoon.notation.read): error as notation.load gives it, line 0 when the file cannot be
     opened or read. When a record breaks before its first action on a line that is not a
     header line, the game is the one its header sets up (None only when the header itself is
-    bad). Undo lines (the box's journal) are played out."""
+    bad). Undo lines (the box's journal) are played out. The numbers of the lines repaired
+    by their checksum tags are added to the list `repaired`, when one is given."""
     try:
         f = open(path, "rb")
     except OSError:
         return None, (0, "syntax", "cannot open file")
     try:
-        return replay_file(f)
+        return replay_file(f, repaired)
     except OSError:   # a directory, or a read error
         return None, (0, "syntax", "cannot read file")
     finally:
         f.close()
 
 
-def replay_file(f):
+def replay_file(f, repaired=None):
     """replay() of a file object opened 'rb' (or anything with readline(n))."""
     reader = notation.Reader()
     error = reader.read(f)
+    if repaired is not None:
+        repaired.extend(reader.repaired)
     game = reader.game
     if error is not None and game is None and reader.kind != "header":
         try:
@@ -83,11 +87,12 @@ def replay_file(f):
     return game, error
 
 
-def plain(f):
+def plain(f, repaired=None):
     """(text, error) for a record in a file object opened 'rb': the plain game record -
     header and actions in canonical notation, no checksum tags, undo lines played out - or
-    None when the record has a problem (error says where, as replay gives it)."""
-    game, error = replay_file(f)
+    None when the record has a problem (error says where, as replay gives it). `repaired`
+    as for replay."""
+    game, error = replay_file(f, repaired)
     if error is not None or game is None:
         return None, error
     return notation.write(game), None
@@ -95,7 +100,10 @@ def plain(f):
 
 def report(path, as_json, out, err):
     """Replay one file and write its report. Returns the exit status for it (0, 1 or 2)."""
-    game, error = replay(path)
+    repaired = []
+    game, error = replay(path, repaired)
+    for number in repaired:
+        err.write("%s:%d: %s\n" % (path, number, REPAIRED))
     if as_json:
         if error is None:
             error_json = "null"
@@ -163,10 +171,14 @@ def salvage(path, out, err):
         err.write("%s:0: syntax: cannot read file\n" % path)
         return 2
     import io
-    game, error = replay_file(io.BytesIO(data))
+    repaired = []
+    game, error = replay_file(io.BytesIO(data), repaired)
+    for number in repaired:
+        out.write("%s:%d: %s\n" % (path, number, REPAIRED))
     if error is None:
-        out.write("%s: no damage: every line is good (%d actions)\n%s\n" % (
-            path, len(game), summary(game)))
+        out.write("%s: %s (%d actions)\n%s\n" % (
+            path, "every line is good or repaired" if repaired else "no damage: every line is good",
+            len(game), summary(game)))
         return 0
     err.write("%s:%d: %s: %s\n" % (path, error[0], error[1], error[2]))
     if game is None:

@@ -81,6 +81,29 @@ def test_a_one_character_change_keeps_every_byte_and_the_box_says_so(tmp_path, l
     assert every_file(games)[os.path.join("damaged", "001-current.txt")] == bad
 
 
+def test_with_its_tag_whole_a_damaged_line_is_repaired_and_every_action_resumes(tmp_path):
+    # the sample game as the box journals it (a checksum tag on every line), one character
+    # of line 60 changed: the tag tells which action it was
+    with open(SAMPLE, "rb") as f:
+        game, error = notation.load(f.read().decode().splitlines())
+    assert error is None
+    texts = notation.write(game).split("\n")[:-1]
+    journal = b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+    lines = journal.split(b"\n")
+    assert lines[59].startswith(b"1: play C as E  #~")
+    lines[59] = b"1: play C as F" + lines[59][14:]
+    bad = b"\n".join(lines)
+    games = tmp_path / "flash" / "games"
+    games.mkdir(parents=True)
+    (games / "current.txt").write_bytes(bad)
+    result = boot_flash(tmp_path / "flash")
+    assert result["displays"][:2] == ["rEPr", "   1"]
+    assert (games / "current.txt").read_bytes() == journal           # every action
+    assert (games / "damaged" / "001-current.txt").read_bytes() == bad   # and the original
+    code, out, err = matchbox("replay", str(games / "damaged" / "001-current.txt"))
+    assert code == 0 and ":60: repaired: " in err and "115 actions" in out
+
+
 def test_a_power_cut_last_line_is_repaired_in_place_without_a_word(tmp_path):
     clean, _bad = sample_with(b"2: play 1\n", b"2: play 1\n")
     games = tmp_path / "flash" / "games"
@@ -261,10 +284,11 @@ def test_report_through_a_link_to_its_record_leaves_it_unchanged(tmp_path, capsy
 
 def test_replay_salvage_shows_the_last_good_state_and_the_intact_lines(tmp_path):
     texts = ["players 2", "dealer 1", "expansion none", "revolution 5", "sticks 40",
-             "hands 15 15", "1: play 3", "2: play 5", "1: play 7", "2: pass", "1: pass"]
+             "hands 15 15", "1: play 3", "2: play 5", "1: play 7", "2: pass", "1: play 9"]
     data = bytearray(b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)]))
     at = data.index(b"1: play 7")
-    data[at + 8] = ord("8")                              # line 9: '1: play 8', tag unchanged
+    data[at + 8] = ord("8")              # line 9: '1: play 8 ...#x...', no tag to repair it
+    data[data.index(b"#~", at) + 1] = ord("x")
     path = tmp_path / "damaged.txt"
     path.write_bytes(bytes(data))
     for runtime in ("cpython", "micropython"):
@@ -275,7 +299,7 @@ def test_replay_salvage_shows_the_last_good_state_and_the_intact_lines(tmp_path)
         rows = [line.split(None, 2) for line in out.splitlines()
                 if re.match(r" +\d+  (ok|damaged|untagged) ", line)]
         assert [(r[0], r[1]) for r in rows] == [("9", "damaged"), ("10", "ok"), ("11", "ok")]
-        assert rows[1][2] == "2: pass" and rows[2][2] == "1: pass"
+        assert rows[1][2] == "2: pass" and rows[2][2] == "1: play 9"
         assert out.endswith("2 of 3 lines from line 9 on check out\n")
     assert matchbox("replay", "--salvage", SAMPLE)[0] == 0
     code, out, err = matchbox("replay", "--salvage", str(tmp_path / "none.txt"))

@@ -7,6 +7,7 @@ their journals (read out of the emulated littlefs) the same text. Then a game wh
 `matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C.
 Figures are emulated time (an estimate of a Pico, not a measurement of one).
 """
+import contextlib
 import json
 import os
 import random
@@ -434,18 +435,24 @@ def test_power_cuts_between_flash_operations(say_count):
     assert survived >= CUTS
 
 
+@contextlib.contextmanager
+def booted_on(record):
+    """An emulated Pico with `record` as games/current.txt, booted until its displays light."""
+    files = ep.firmware_files()
+    files["games/current.txt"] = record
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        assert pico.run_until(lambda: pico.displays()[0].strip(), 8000)
+        yield pico
+
+
 def test_a_damaged_record_is_kept_whole_on_littlefs_and_the_box_says_so():
     """The issue's typo on line 10 of the sample game, booted on the Pico's MicroPython: the
     whole file lands in games/damaged/ on littlefs, the good lines go on, and LoSt shows."""
     with open(os.path.join(ROOT, "docs", "examples", "sample-game.txt"), "rb") as f:
         clean = f.read()
     bad = clean.replace(b"2: play 1\n", b"2: plya 1\n", 1)
-    files = ep.firmware_files()
-    files["games/current.txt"] = bad
-    with ep.EmulatedPico(files=files) as pico:
-        assert pico.boot() == "running"
-        assert pico.run_until(lambda: pico.lit_at is not None, 5000)
-        pico.advance(300)
+    with booted_on(bad) as pico:
         assert pico.displays()[:2] == ["Lo5t", " 114"]
         kept = pico.read_files()
         assert kept["games/damaged/001-current.txt"] == bad
@@ -454,3 +461,17 @@ def test_a_damaged_record_is_kept_whole_on_littlefs_and_the_box_says_so():
         pico.keys(["PASS"])            # the first key only takes the notice away
         pico.advance(300)
         assert pico.displays()[:2] == ["1-0 ", "P2 F"]
+
+
+def test_a_damaged_line_with_its_tag_whole_is_repaired_on_the_pico():
+    with open(os.path.join(ROOT, "docs", "examples", "sample-game.txt"), "rb") as f:
+        game, error = notation.load(f.read().decode().splitlines())
+    texts = notation.write(game).split("\n")[:-1]
+    journal = b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+    bad = journal.replace(b"\n1: play C as E  #~", b"\n1: play C as F  #~", 1)
+    assert bad != journal
+    with booted_on(bad) as pico:
+        assert pico.displays()[:2] == ["rEPr", "   1"]
+        kept = pico.read_files()
+        assert kept["games/damaged/001-current.txt"] == bad
+        assert kept["games/current.txt"] == journal

@@ -118,21 +118,25 @@ def read_record(path):
     except OSError as exc:
         print("matchbox sim: %s" % files.cannot_read(path, exc), file=sys.stderr)
         return None, None
-    error, verdict = boot_verdict(data)
-    if error is None:
-        return data, None
-    return data, "%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], verdict)
+    error, verdict, repaired = boot_verdict(data)
+    notes = ["%s:%d: repaired: a damaged line, read as the one action its checksum tag allows "
+             "(the box shows rEPr)" % (path, number) for number in repaired]
+    if error is not None:
+        notes.append("%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], verdict))
+    return data, "; ".join(notes) or None
 
 
 def boot_verdict(data):
-    """(error, what the box's resume does with a record of these bytes): error None for a
-    clean record, else (line, kind, code) and the verdict in words."""
+    """(error, what the box's resume does with a record of these bytes, the lines repaired by
+    their checksum tags): error None for a clean record, else (line, kind, code) and the
+    verdict in words."""
     import io
     from tycoon import notation
     reader = notation.Reader()
     error = reader.read(io.BytesIO(data))
+    repaired = reader.repaired
     if error is None:
-        return None, None
+        return None, None, repaired
     game = reader.game
     full = len(reader.header) == len(notation.HEADERS)
     if game is None and full:
@@ -142,12 +146,12 @@ def boot_verdict(data):
             game = None
     if game is None or (reader.tagged and not full):
         return error, ("no game to resume: the box puts the record aside as games/broken.txt, "
-                       "shows LoSt and opens the setup menu")
+                       "shows LoSt and opens the setup menu"), repaired
     if error[2].startswith("last line without a newline"):
-        return error, "cut short: the box drops this last line and resumes before it"
+        return error, "cut short: the box drops this last line and resumes before it", repaired
     return error, ("the box resumes from the %d line%s before it, keeps the whole record as "
                    "games/damaged/NNN-current.txt and shows LoSt" % (
-                       error[0] - 1, "" if error[0] == 2 else "s"))
+                       error[0] - 1, "" if error[0] == 2 else "s")), repaired
 
 
 def micropython():

@@ -59,6 +59,7 @@ class Journal:
         self.fail = False
         self.forgotten = 0   # forget_reader calls
         self.lost = 0        # as the real journal's: lines resume could not use, and where
+        self.repaired = 0    # (lines repaired by their tags)
         self.kept = None     # they are kept (None: the flash had no room)
 
     def resume(self):

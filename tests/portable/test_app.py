@@ -524,3 +524,18 @@ def test_boot_without_room_to_keep_the_damage_says_full_and_lost():
         assert app.journal.kept.endswith("/damaged/001-current.txt")
     finally:
         folder.__exit__()
+
+
+def test_boot_that_repaired_a_line_says_so_until_a_key():
+    texts = DAMAGED[:8] + ["1: play 7", "2: pass"]
+    record = bytearray(_tagged_record(texts))
+    at = record.index(b"1: play 7")
+    record[at + 8] = ord("8")              # the text damaged, its tag whole
+    app, bus, clock, folder, _store = _boot_on(bytes(record))
+    try:
+        assert len(app.game) == 4           # every action, the damaged one repaired
+        assert screen(app, bus) == "rEPr|   1|    |    "
+        press(app, "PASS")
+        assert len(app.game) == 4 and screen(app, bus).startswith("----|P1 F")
+    finally:
+        folder.__exit__()

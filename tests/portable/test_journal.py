@@ -314,8 +314,18 @@ def test_flipped_bit_anywhere_is_detected():
                 bad = bytearray(data)
                 bad[at] ^= 1 << bit
                 files.write(path, bytes(bad))
-                game, dropped = Journal(d.games).resume()
-                assert dropped >= 1, (at, bit)
+                journal = Journal(d.games)
+                game, dropped = journal.resume()
+                tag = starts[line] + data[starts[line]:].find(b"  #~")
+                if line >= 6 and at < tag and bad[at] != 10:
+                    # a damaged action text, its tag whole: repaired, the original kept
+                    assert journal.repaired == 1 and dropped == 0, (at, bit)
+                    assert files.read(path) == data and files.read(journal.kept) == bytes(bad)
+                    files.STORE.remove_tree(d.games + "/damaged")
+                    continue
+                assert dropped >= 1 and not journal.repaired, (at, bit)
+                if files.STORE.exists(d.games + "/damaged"):
+                    files.STORE.remove_tree(d.games + "/damaged")
                 if line < 6:   # a damaged header: no usable game, the file is put aside
                     assert game is None, (at, bit)
                     assert not files.STORE.exists(path) and files.read(d.games + "/broken.txt") == bytes(bad)
@@ -957,13 +967,15 @@ def _all_files(root):
     return out
 
 
-def _damaged_journal(d, line=20, upto=40):
+def _damaged_journal(d, line=20, upto=40, text=False):
     """A journal of `upto` actions of "five" with one byte changed on `line` (counting from 1):
-    (the damaged bytes, the game of the lines before it)."""
+    the '~' of its tag (a line no tag can repair), or with `text` a byte of its text (the tag
+    whole: repaired). (The damaged bytes, the game of the lines before it.)"""
     _journal_game(Journal(d.games), "five", upto)
     path = d.games + "/current.txt"
     data = files.read(path)
-    at = sum([len(x) + 1 for x in data.split(b"\n")[:line - 1]]) + 3
+    lines = data.split(b"\n")
+    at = sum([len(x) + 1 for x in lines[:line - 1]]) + (3 if text else lines[line - 1].find(b"~"))
     bad = bytearray(data)
     bad[at] = ord("y") if bad[at] != ord("y") else ord("z")
     files.write(path, bytes(bad))
@@ -1108,3 +1120,64 @@ def test_full_flash_while_keeping_damage_cuts_nothing():
             assert files.read(root + "/damaged/001-current.txt") == bad
             assert _text(Journal(root).resume()[0]) == _text(back)
             files.STORE.remove_tree(root)
+
+
+def test_a_damaged_text_with_its_tag_whole_is_repaired():
+    # every byte of the text of every action line, changed: the tag finds the one legal
+    # action it can be; the original is kept, the record as repaired takes its place
+    with Folder() as d:
+        game = _journal_game(Journal(d.games), "five", 30)
+        path = d.games + "/current.txt"
+        data = files.read(path)
+        lines = data.split(b"\n")[:-1]
+        offset = sum([len(x) + 1 for x in lines[:6]])
+        repaired = 0
+        for line in lines[6:]:
+            for at in range(line.find(b"  #~")):
+                for byte in ((b"x", b"9", b" ", b"\xc3") if _CPYTHON else (b"9",)):
+                    if line[at:at + 1] == byte:
+                        continue
+                    bad = data[:offset + at] + byte + data[offset + at + 1:]
+                    files.write(path, bad)
+                    journal = Journal(d.games)
+                    back, dropped = journal.resume()
+                    assert (journal.repaired, journal.lost, dropped) == (1, 0, 0), (line, at, byte)
+                    assert _text(back) == _text(game)
+                    assert files.read(path) == data
+                    assert files.read(d.games + "/damaged/001-current.txt") == bad
+                    files.STORE.remove_tree(d.games + "/damaged")
+                    repaired += 1
+            offset += len(line) + 1
+        assert repaired > (300 if _CPYTHON else 100)
+
+
+def test_repair_and_loss_in_one_record():
+    # line 10 repaired by its tag, line 30 lost with its tag: both said, the original kept
+    with Folder() as d:
+        bad, _before = _damaged_journal(d, line=30, upto=40)
+        data = bytearray(bad)
+        at = sum([len(x) + 1 for x in bad.split(b"\n")[:9]]) + 3
+        data[at] = ord("y") if data[at] != ord("y") else ord("z")
+        files.write(d.games + "/current.txt", bytes(data))
+        journal = Journal(d.games)
+        back, dropped = journal.resume()
+        assert (journal.repaired, journal.lost) == (1, 40 + 6 - 29) and dropped == journal.lost
+        assert _text(back) == _text(_actions_of("five", 23))
+        assert files.read(journal.kept) == bytes(data)
+
+
+def test_power_cut_at_every_step_of_a_repair():
+    with Folder() as d:
+        bad, _before = _damaged_journal(d, text=True)
+        game = _actions_of("five", 40)
+
+        def setup(root):
+            os.mkdir(root)
+            files.write(root + "/current.txt", bad)
+
+        def check(root):
+            assert bad in _all_files(root).values()
+            back = Journal(root).resume()[0]
+            assert _text(back) == _text(game)
+            assert list(_all_files(root).values()).count(bad) == 1
+        assert _cut_everywhere(d, setup, check) > 500

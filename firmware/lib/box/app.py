@@ -85,8 +85,8 @@ class App:
         if game is not None:
             self.game = game
             self._home()
-        if self.journal.lost:
-            self.overlay = NOTICE   # LoSt and the count, until a key is pressed
+        if self.journal.lost or self.journal.repaired:
+            self.overlay = NOTICE   # rEPr, LoSt and their counts, until a key is pressed
         self.redraw()
 
     def _home(self):

@@ -61,6 +61,7 @@ class Journal:
         self._torn = False    # the lines after the kept prefix are one, without its newline
         self._pending = False  # current.txt holds damage not yet kept: moved aside on write
         self.lost = 0         # lines the last resume could not use (a torn last line aside)
+        self.repaired = 0     # damaged lines the last resume repaired by their checksum tags
         self.kept = None      # where those lines are kept whole; None: not kept (flash full)
 
     def _path(self, name):
@@ -75,19 +76,23 @@ class Journal:
         the rules). A torn last line (a power cut in an append) is cut off in place; any other
         damage is kept whole first: the file moves to damaged/NNN-current.txt and a copy of
         the kept prefix takes its place. An unusable record is renamed to broken.txt (an older
-        broken.txt moves to damaged/NNN-broken.txt). `lost` and `kept` say what was put aside
-        and where. Never raises: a file that cannot be read counts as no game.
+        broken.txt moves to damaged/NNN-broken.txt). A damaged line its checksum tag repairs
+        (tycoon.notation) is read as repaired; the file is then kept whole the same way and
+        the repaired record takes its place. `lost`, `repaired` and `kept` say what was put
+        aside, repaired, and where. Never raises: a file that cannot be read counts as no game.
         """
         self._lines = None
         self._actions = 0
         self._pending = False
+        self._torn = False
         self.lost = 0
+        self.repaired = 0
         self.kept = None
         try:
             self._tidy()
             if not self.store.exists(self.current):
                 return None, 0
-            game, lines, size, dropped, _reader = self._read(self.current, True)
+            game, lines, size, dropped, reader = self._read(self.current, True)
         except OSError:
             return None, 0
         if game is None:
@@ -97,7 +102,16 @@ class Journal:
                 self.lost = dropped
             self._put_aside()
             return None, dropped
-        if dropped:
+        if reader.repaired:   # kept whole, then the record as repaired takes its place
+            self.repaired = len(reader.repaired)
+            self.lost = 0 if self._torn else dropped
+            self._pending = True
+            try:
+                self._keep_damaged(_record(game, len(game)))
+            except OSError:
+                return game, dropped  # _lines stays None: the next write keeps it first
+            lines = len(HEADERS) + len(game)
+        elif dropped:
             try:
                 f = self.store.open(self.current, "rb")
                 try:

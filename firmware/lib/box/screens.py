@@ -168,17 +168,22 @@ def preview(app, p):
 
 
 def notice(app):
-    """'LoSt' and how many lines of the record boot could not resume; 'FULL' first when the
-    flash had no room to keep them aside (they stay in the record until it has)."""
+    """What boot found damaged in the record: 'rEPr' and how many lines it repaired by their
+    checksum tags, 'LoSt' and how many lines it could not resume; 'FULL' first when the
+    flash had no room to keep the damaged file aside (it stays as it is until it has)."""
     buf = app.buf
+    j = app.journal
     n = 0
-    if app.journal.kept is None:
+    if j.kept is None:
         panels.text(buf, 0, b"FULL")
         n = 1
-    panels.text(buf, n, b"LoSt")
-    panels.clear(buf, n + 1)
-    panels.number(buf, n + 1, 0, 4, min(app.journal.lost, 9999))
-    return n + 2
+    for word, count in ((b"rEPr", j.repaired), (b"LoSt", j.lost)):
+        if count:
+            panels.text(buf, n, word)
+            panels.clear(buf, n + 1)
+            panels.number(buf, n + 1, 0, 4, min(count, 9999))
+            n += 2
+    return n
 
 
 def announcement(app):
