@@ -304,3 +304,22 @@ def test_replay_salvage_shows_the_last_good_state_and_the_intact_lines(tmp_path)
     assert matchbox("replay", "--salvage", SAMPLE)[0] == 0
     code, out, err = matchbox("replay", "--salvage", str(tmp_path / "none.txt"))
     assert code == 2 and "cannot read" in err
+
+
+def test_the_usb_line_at_power_up_says_it_and_watch_names_it(tmp_path):
+    _clean, bad = sample_with(b"2: play 1\n", b"2: plya 1\n")
+    games = tmp_path / "flash" / "games"
+    games.mkdir(parents=True)
+    (games / "current.txt").write_bytes(bad)
+    code, out, err = matchbox("sim", "--headless", "--stream", "--flash", str(tmp_path / "flash"),
+                              "--keys", "PASS PASS")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert json.loads(lines[0]) == {"lost": 114, "repaired": 0, "kept": "games/damaged/001-current.txt"}
+    assert len(lines) == 2 and json.loads(lines[1])["players"] == 4   # then the states, as before
+    proc = subprocess.run([sys.executable, "-m", "host_tools.cli", "watch", "--file", "-", "--plain"],
+                          input=out, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        "the box, at power-up: could not resume 114 lines of its record; kept the damaged file "
+        "as games/damaged/001-current.txt")

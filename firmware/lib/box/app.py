@@ -85,9 +85,14 @@ class App:
         if game is not None:
             self.game = game
             self._home()
-        if self.journal.lost or self.journal.repaired:
+        j = self.journal
+        if j.lost or j.repaired:
             self.overlay = NOTICE   # rEPr, LoSt and their counts, until a key is pressed
         self.redraw()
+        if (j.lost or j.repaired) and self.emit is not None:
+            # on USB too, a line that is not a state (matchbox watch names it)
+            self.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
+                j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
 
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""
