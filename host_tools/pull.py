@@ -127,9 +127,14 @@ def _write_new(path, data, replace=False):
             f.write(data)
         return
     tmp = path + ".pull-tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def save(path, data, keep_both, force):
