@@ -323,3 +323,60 @@ def test_the_usb_line_at_power_up_says_it_and_watch_names_it(tmp_path):
     assert proc.stdout.splitlines()[0] == (
         "the box, at power-up: could not resume 114 lines of its record; kept the damaged file "
         "as games/damaged/001-current.txt")
+
+
+def tagged_sample():
+    """The sample game as the box journals it: (the journal's lines as bytes, the game)."""
+    with open(SAMPLE, "rb") as f:
+        game, error = notation.load(f.read().decode().splitlines())
+    assert error is None
+    texts = notation.write(game).split("\n")[:-1]
+    return [notation.tagged(i + 1, t) for i, t in enumerate(texts)], game
+
+
+def _text_byte(line, at=3):
+    bad = bytearray(line)
+    bad[at] = ord("y") if bad[at] != ord("y") else ord("z")
+    return bytes(bad)
+
+
+def _tag_byte(line):
+    bad = bytearray(line)
+    at = len(line) - 3                      # a hex digit of the tag
+    bad[at] = ord("0") if bad[at] != ord("0") else ord("1")
+    return bytes(bad)
+
+
+# line numbers from 1 -> what to do to it; expected (displays 1-4 after boot, actions resumed)
+CASES = {
+    "text, deep": ({100: _text_byte}, ["rEPr", "   1", "", ""], 115),
+    "text, first action": ({7: _text_byte}, ["rEPr", "   1", "", ""], 115),
+    "tag only": ({60: _tag_byte}, ["Lo5t", "  62", "", ""], 53),
+    "text and tag": ({60: lambda line: _tag_byte(_text_byte(line))}, ["Lo5t", "  62", "", ""], 53),
+    "two texts": ({30: _text_byte, 90: _text_byte}, ["rEPr", "   2", "", ""], 115),
+    "a text, then a tag": ({30: _text_byte, 90: _tag_byte}, ["rEPr", "   1", "Lo5t", "  32"], 83),
+    "header": ({3: _text_byte}, ["Lo5t", " 121", "", ""], None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_damage_of_every_kind_on_the_virtual_box(tmp_path, case):
+    from host_tools.virtual.box import VBox
+    damage, shown, actions = CASES[case]
+    lines, game = tagged_sample()
+    for number, spoil in damage.items():
+        lines[number - 1] = spoil(lines[number - 1])
+    bad = b"".join(lines)
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "current.txt").write_bytes(bad)
+    with VBox(flash=str(tmp_path)) as box:
+        box.boot()
+        box.advance(300)
+        assert [d.strip() for d in box.displays()] == [d.strip() for d in shown], case
+        assert bad in every_file(games).values()          # every original byte findable
+        if actions is None:
+            assert box.state() is None and (games / "broken.txt").read_bytes() == bad
+        else:
+            assert len(notation.load(box.journal_text().splitlines())[0]) == actions
+            assert (games / "damaged" / "001-current.txt").read_bytes() == bad
