@@ -475,3 +475,22 @@ def test_a_damaged_line_with_its_tag_whole_is_repaired_on_the_pico():
         kept = pico.read_files()
         assert kept["games/damaged/001-current.txt"] == bad
         assert kept["games/current.txt"] == journal
+
+
+@pytest.mark.parametrize("case", ["tag only", "a text, then a tag", "header"])
+def test_damage_of_other_kinds_on_the_pico(case):
+    from test_damaged_records import CASES, tagged_sample
+    damage, shown, actions = CASES[case]
+    lines, _game = tagged_sample()
+    for number, spoil in damage.items():
+        lines[number - 1] = spoil(lines[number - 1])
+    bad = b"".join(lines)
+    with booted_on(bad) as pico:
+        assert [d.strip() for d in pico.displays()] == [d.strip() for d in shown]
+        kept = pico.read_files()
+        assert bad in kept.values()
+        if actions is None:
+            assert kept["games/broken.txt"] == bad and "games/current.txt" not in kept
+        else:
+            game, error = notation.load(kept["games/current.txt"].decode().splitlines())
+            assert error is None and len(game) == actions
