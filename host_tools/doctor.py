@@ -7,7 +7,9 @@
 3. self-test: box.selftest.run() on the board;
 4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
-6. keys: the person presses each key in turn and sees what the board saw (on a terminal).
+6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
+then the damaged records the box kept (games/damaged/, games/broken.txt), if any: where each
+was damaged and how many lines it lost or had repaired (a note: the box kept them).
 
 The box's app must not run meanwhile: on a Pico its 8 s watchdog would reset the board. So
 doctor leaves a file `/maintenance` on the board (main.py then starts neither app nor
@@ -16,6 +18,7 @@ back to its game. Exit status 0 when everything checked is OK, 1 otherwise.
 """
 import errno
 import hashlib
+import io
 import json
 import os
 import re
@@ -25,7 +28,7 @@ import time
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import resources
+from host_tools import pull, replay_portable, resources
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
@@ -33,6 +36,8 @@ from host_tools.errors import seconds_in
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
+DAMAGED = "/games/damaged"    # damaged records the box kept (docs/journal.md)
+BROKEN = "/games/broken.txt"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
 LOST = (TransportError, serial.SerialException, OSError)
@@ -290,6 +295,45 @@ class Checks:
         self.answering = []
 
     def run(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
+        self.checks(yes, skip_keys, interactive, ask, key_timeout, light_seconds)
+        self.records()
+
+    def records(self):
+        """Say which damaged records the box kept (games/damaged/, broken.txt): what each
+        lost or had repaired, and how to get it back. A note, not a problem: the box kept them."""
+        board = self.board
+        paths = board.list_files(DAMAGED)
+        if board.file_size(BROKEN) is not None:
+            paths.append(BROKEN)
+        if not paths:
+            return
+        r = self.report
+        one = len(paths) == 1
+        r.say("records: %d damaged record%s kept on the box's flash (it showed rEPr or LoSt at "
+              "power-up); `matchbox pull` brings %s home, `matchbox replay --salvage FILE` shows "
+              "what %s still prove%s:" % (len(paths), "" if one else "s", "it" if one else "them",
+                                          "it" if one else "they", "s" if one else ""))
+        for path in paths:
+            data = board.read_file(path)
+            repaired = []
+            game, error = replay_portable.replay_file(io.BytesIO(data), repaired)
+            lines = data.count(b"\n") + (data[-1:] not in (b"", b"\n"))
+            count = "%d line%s" % (lines, "" if lines == 1 else "s")
+            fixed = "line%s %s repaired by %s checksum tag%s; " % (
+                "s" if len(repaired) > 1 else "", ", ".join(map(str, repaired)),
+                "their" if len(repaired) > 1 else "its", "s" if len(repaired) > 1 else "") \
+                if repaired else ""
+            if error is None:
+                what = "%severy action resumed (%s)" % (fixed, count) if repaired else \
+                    "no damage found (%s)" % count
+            elif game is None:
+                what = "line %d: %s: %s; no game in it (%s)" % (error + (count,))
+            else:
+                what = "%sline %d: %s: %s; %d of its %d lines not resumed" % (
+                    (fixed,) + error + (lines - error[0] + 1, lines))
+            r.note("%s: %s" % (pull.shown(path), what))
+
+    def checks(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
         if not self.firmware_check():
             self.report.skip_rest("needs the firmware: run `matchbox flash` first")
             return

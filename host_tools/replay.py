@@ -14,6 +14,9 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="one JSON object per file")
     parser.add_argument("--runtime", choices=("cpython", "micropython"), default="cpython",
                         help="run the engine under CPython (default) or the MicroPython unix port")
+    parser.add_argument("--salvage", action="store_true",
+                        help="for a damaged record: the state of its good lines and, line by "
+                             "line, which lines after the damage still check out")
     parser.add_argument("files", nargs="+", metavar="FILE", help="game records ('-': stdin)")
 
 
@@ -70,6 +73,10 @@ def unreadable(path, as_json, message=None):
 
 
 def run(args):
+    if args.salvage and args.json:
+        sys.stderr.write("matchbox replay: --salvage prints text: leave out --json\n")
+        return 2
+    flags = (["--json"] if args.json else []) + (["--salvage"] if args.salvage else [])
     data = why = None
     if args.files.count("-") > 1:
         sys.stderr.write("matchbox replay: -: stdin can be read only once\n")
@@ -82,13 +89,16 @@ def run(args):
         worst = max([status or 0 for status in statuses])
         sys.stdout.flush()
         if readable:
-            worst = max(worst, run_micropython((["--json"] if args.json else []) + readable, data))
+            worst = max(worst, run_micropython(flags + readable, data))
         return worst
     worst = 0
     for path in args.files:
         status = unreadable(path, args.json, why if path == "-" else None)
         if status is None:
             f = io.BytesIO(data) if path == "-" else None
-            status = replay_portable.report(path, args.json, sys.stdout, sys.stderr, f)
+            if args.salvage:
+                status = replay_portable.salvage(path, sys.stdout, sys.stderr, f)
+            else:
+                status = replay_portable.report(path, args.json, sys.stdout, sys.stderr, f)
         worst = max(worst, status)
     return worst

@@ -9,6 +9,7 @@ from tycoon import notation, state
 from tycoon.cards import char
 
 STATUS = {None: 0, "illegal": 1, "syntax": 2}
+REPAIRED = "repaired: a damaged line, read as the one action its checksum tag allows"
 
 
 def summary(game):
@@ -52,33 +53,37 @@ def _json_string(text):
     return "".join(out)
 
 
-def replay(path, f=None):
+def replay(path, f=None, repaired=None):
     """(game, error) for one record file, read from its bytes by the engine's one reader
     (tycoon.notation.read): error as notation.load gives it, line 0 when the file cannot be
     opened or read. When a record breaks before its first action on a line that is not a
     header line, the game is the one its header sets up (None only when the header itself is
     bad). Undo lines (the box's journal) are played out. `f`: the record's bytes as an open
-    file instead of path's; path '-' is stdin (whose size `matchbox replay` bounds)."""
+    file instead of path's; path '-' is stdin (whose size `matchbox replay` bounds). The
+    numbers of the lines repaired by their checksum tags are added to the list `repaired`,
+    when one is given."""
     if f is None and path == "-":
         f = sys.stdin.buffer
     if f is not None:
-        return replay_file(f)
+        return replay_file(f, repaired)
     try:
         f = open(path, "rb")
     except OSError:
         return None, (0, "syntax", "cannot open file")
     try:
-        return replay_file(f)
+        return replay_file(f, repaired)
     except OSError:   # a directory, or a read error
         return None, (0, "syntax", "cannot read file")
     finally:
         f.close()
 
 
-def replay_file(f):
+def replay_file(f, repaired=None):
     """replay() of a file object opened 'rb' (or anything with readline(n))."""
     reader = notation.Reader()
     error = reader.read(f)
+    if repaired is not None:
+        repaired.extend(reader.repaired)
     game = reader.game
     if error is not None and game is None and reader.kind != "header":
         try:
@@ -88,11 +93,12 @@ def replay_file(f):
     return game, error
 
 
-def plain(f):
+def plain(f, repaired=None):
     """(text, error) for a record in a file object opened 'rb': the plain game record -
     header and actions in canonical notation, no checksum tags, undo lines played out - or
-    None when the record has a problem (error says where, as replay gives it)."""
-    game, error = replay_file(f)
+    None when the record has a problem (error says where, as replay gives it). `repaired`
+    as for replay."""
+    game, error = replay_file(f, repaired)
     if error is not None or game is None:
         return None, error
     return notation.write(game), None
@@ -101,7 +107,10 @@ def plain(f):
 def report(path, as_json, out, err, f=None):
     """Replay one file (or `f`, named path) and write its report. Returns the exit status for
     it (0, 1 or 2)."""
-    game, error = replay(path, f)
+    repaired = []
+    game, error = replay(path, f, repaired)
+    for number in repaired:
+        err.write("%s:%d: %s\n" % (path, number, REPAIRED))
     if as_json:
         if error is None:
             error_json = "null"
@@ -118,12 +127,100 @@ def report(path, as_json, out, err, f=None):
     return STATUS[error[1] if error else None]
 
 
+def _after(data, first):
+    """(line number, status, text) of each line of data from line `first` on: status 'ok'
+    (its checksum tag checks out at its line number and it parses), 'untagged' (it parses,
+    but has no tag to prove it), 'damaged' (anything else: a failed or damaged tag, not
+    notation, not UTF-8, too long, or a last line without its newline)."""
+    lines = data.split(b"\n")
+    torn = lines.pop()   # after the last newline: b"" unless the last line is cut short
+    if torn:
+        lines.append(torn)
+    out = []
+    for i in range(first - 1, len(lines)):
+        raw = lines[i]
+        number = i + 1
+        status = "damaged"
+        text = raw.decode("utf-8", "replace")
+        whole = not torn or number < len(lines)
+        if raw[-1:] == b"\r":   # CRLF, as the reader takes it
+            raw = raw[:-1]
+        if whole and len(raw) < notation.LIMIT and notation.utf8(raw, len(raw)):
+            try:
+                body, tagged = notation.untag(raw.decode(), number)
+                notation.parse_line(body)
+                status = "ok" if tagged else "untagged"
+                text = body
+            except notation.NotationError:
+                pass
+        out.append((number, status, text))
+    return out
+
+
+def _printable(text):
+    out = []
+    for ch in text:
+        out.append(ch if " " <= ch <= "~" or ord(ch) > 0x9F else "\\x%02x" % ord(ch))
+    return "".join(out)
+
+
+def salvage(path, out, err, f=None):
+    """`replay --salvage`: what a damaged record still proves - the state of its good lines
+    and, line by line, what comes after the damage. `f` as for report. Returns 0 (the record
+    is whole), 1 (it is damaged; its good lines make a game) or 2 (no game in it, or it
+    cannot be read)."""
+    try:
+        if f is None and path == "-":
+            f = sys.stdin.buffer
+        if f is not None:
+            data = f.read()
+        else:
+            f = open(path, "rb")
+            try:
+                data = f.read()
+            finally:
+                f.close()
+    except OSError:
+        err.write("%s:0: syntax: cannot read file\n" % path)
+        return 2
+    import io
+    repaired = []
+    game, error = replay_file(io.BytesIO(data), repaired)
+    for number in repaired:
+        out.write("%s:%d: %s\n" % (path, number, REPAIRED))
+    if error is None:
+        out.write("%s: %s (%d actions)\n%s\n" % (
+            path, "every line is good or repaired" if repaired else "no damage: every line is good",
+            len(game), summary(game)))
+        return 0
+    err.write("%s:%d: %s: %s\n" % (path, error[0], error[1], error[2]))
+    if game is None:
+        out.write("%s: no game: the lines before line %d do not make a usable header\n" % (
+            path, error[0]))
+    else:
+        out.write("%s: the last good state, from lines 1-%d (%d action%s):\n%s\n" % (
+            path, error[0] - 1, len(game), "" if len(game) == 1 else "s", summary(game)))
+    after = _after(data, error[0])
+    ok = len([1 for _n, status, _t in after if status == "ok"])
+    out.write("%s: from line %d on (ok: its checksum tag checks out; untagged: notation, "
+              "nothing proves it; damaged):\n" % (path, error[0]))
+    for number, status, text in after:
+        out.write("%6d  %-8s  %s\n" % (number, status, _printable(text)))
+    out.write("%s: %d of %d lines from line %d on check out\n" % (path, ok, len(after), error[0]))
+    return 1 if game is not None else 2
+
+
 def main(argv):
     as_json = "--json" in argv
-    paths = [a for a in argv if a != "--json"]
+    salvaging = "--salvage" in argv
+    paths = [a for a in argv if a not in ("--json", "--salvage")]
     worst = 0
     for path in paths:
-        worst = max(worst, report(path, as_json, sys.stdout, sys.stderr))
+        if salvaging:
+            status = salvage(path, sys.stdout, sys.stderr)
+        else:
+            status = report(path, as_json, sys.stdout, sys.stderr)
+        worst = max(worst, status)
     return worst
 
 

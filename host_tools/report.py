@@ -67,6 +67,17 @@ def writable(out):
         raise MatchboxError("cannot write %s" % out, exc.why) from None
 
 
+def same_file(a, b):
+    """True when paths a and b name one file: the same path, or a link (symbolic or hard) to
+    it, by the file's identity (os.path.samefile), not its name."""
+    if os.path.abspath(a) == os.path.abspath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:   # one of them does not exist (yet): not the same file
+        return False
+
+
 def add_arguments(parser):
     parser.add_argument("game", metavar="GAME", help="game record")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -76,8 +87,9 @@ def add_arguments(parser):
 def run(args):
     out = args.output or default_output(args.game)
     output_format(out)
-    if os.path.abspath(out) == os.path.abspath(args.game):
-        raise ReportError("the report would overwrite the record %s: use -o" % args.game)
+    if same_file(out, args.game):
+        raise ReportError("the report would overwrite the record %s (%s is that file): "
+                          "give -o another file" % (args.game, out))
     writable(out)
     trace = read_file(args.game)
     status = 0

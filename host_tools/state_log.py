@@ -37,6 +37,31 @@ def parse_state(line):
     return s if ok else None
 
 
+def notice_text(line):
+    """In words, the line the box sends at power-up when its record was damaged
+    ({"lost": N, "repaired": M, "kept": PATH or null}); None for any other line."""
+    line = line.strip()
+    if not line.startswith('{"lost"'):
+        return None
+    try:
+        n = json.loads(line)
+        lost, repaired, kept = n["lost"], n["repaired"], n["kept"]
+        if not (_is_int(lost) and _is_int(repaired) and (kept is None or isinstance(kept, str))):
+            return None
+    except (ValueError, KeyError, TypeError):
+        return None
+    said = []
+    if repaired:
+        said.append("repaired %d damaged line%s by %s checksum tag%s" % (
+            repaired, "" if repaired == 1 else "s", "its" if repaired == 1 else "their",
+            "" if repaired == 1 else "s"))
+    if lost:
+        said.append("could not resume %d line%s" % (lost, "" if lost == 1 else "s"))
+    where = ("kept the damaged file as %s" % kept if kept else
+             "the flash had no room to keep the damaged file aside (FULL)")
+    return "the box, at power-up: %s of its record; %s" % (" and ".join(said), where)
+
+
 def _sticks_total(s):
     return sum(x["sticks"] for x in s["seats"]) + s["supply"] + (s["table"]["sticks"] if s["table"] else 0)
 

@@ -1,7 +1,8 @@
 """`matchbox watch`: a live mirror of the box over USB serial (a spectator screen, a stream).
 
 The firmware prints one JSON state line (tycoon.state.to_json) after every accepted action,
-after an undo and when a game starts. watch only listens: it never writes to the port, so the
+after an undo and when a game starts; and at power-up, when its record was damaged, one line
+saying what it repaired, lost and kept (state_log.notice_text), which watch shows in words. watch only listens: it never writes to the port, so the
 game goes on undisturbed. Other lines (boot messages, tracebacks) are skipped. What happened is
 read off two consecutive states ("seat 3 played 2 x 9 (2 sticks)", "seat 4 passed", ...).
 
@@ -19,7 +20,8 @@ import serial
 from host_tools import files
 from host_tools.device.serial_board import BoardError, find_port, probe_port
 from host_tools.errors import VERDICT, MatchboxError, int_in
-from host_tools.state_log import _sticks, _turn, changes, order_text, parse_state, table_text
+from host_tools.state_log import (_sticks, _turn, changes, notice_text, order_text, parse_state,
+                                  table_text)
 
 CLEAR = "\x1b[H\x1b[2J"
 MAX_LINE = 4096  # a state line is a few hundred bytes; longer "lines" are noise
@@ -206,6 +208,13 @@ def watch(lines, redraw=False, count=None, log_size=12, out=None):
     for line in lines:
         cur = parse_state(line)
         if cur is None:
+            note = notice_text(line)
+            if note is not None:   # the record was damaged: said before the game's states
+                log = (log + [note])[-log_size:] if log_size > 0 else []
+                if not redraw:
+                    out.write(note + "\n")
+                    out.flush()
+                continue
             ignored += 1 if line.strip() else 0
             continue
         new = changes(prev, cur)

@@ -29,7 +29,7 @@ BAD_UTF8 = [b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\x
             b"\xf5\x80\x80\x80", b"\xff", b"\xfe", b"\x80", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98",
             b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80"]   # the last three are valid
 KINDS = ("random", "mutation", "long-line", "long-number", "unicode-space", "bom", "crlf",
-         "nul", "bad-utf8", "torn")
+         "nul", "bad-utf8", "torn", "text-damage")
 
 
 def _journal(rng):
@@ -94,6 +94,16 @@ def generate(rng, kind, real):
         return bytes([rng.choice(alphabet) for _ in range(n)])
     if kind == "mutation":
         return _mutate(rng, base, rng.randrange(1, 6))
+    if kind == "text-damage":   # one byte of one tagged line's text: what its tag may repair
+        base = _journal(rng)
+        lines = base.split(b"\n")
+        at = rng.randrange(6, len(lines)) if len(lines) > 7 else len(lines) - 2
+        line = bytearray(lines[at])
+        tag = line.find(b"  #~")
+        if tag > 0:
+            line[rng.randrange(tag)] = rng.choice((rng.randrange(32, 127), rng.randrange(256)))
+        lines[at] = bytes(line)
+        return b"\n".join(lines)
     lines = base.split(b"\n")
     at = rng.randrange(len(lines))
     if kind == "long-line":
@@ -168,6 +178,8 @@ def check(count, seed=1):
     for v in here:
         outcome = "ok" if v.startswith("-") else v.split(" ")[1]
         counts[outcome] = counts.get(outcome, 0) + 1
+        if v.split(" | ", 1)[1].split(" ")[3] != "R":   # 'R' and the lines repaired
+            counts["repaired"] = counts.get("repaired", 0) + 1
     differ = [i for i in range(len(here)) if here[i] != there[i]]
     first = None
     if differ:
@@ -186,7 +198,8 @@ def main(argv):
     print("records judged on CPython and MicroPython: %d (seed %d)" % (count, seed))
     for kind in KINDS:
         print("  %-14s %d" % (kind, counts.get(kind, 0)))
-    print("verdicts: %s" % ", ".join(["%s %d" % (k, counts.get(k, 0)) for k in OUTCOMES]))
+    print("verdicts: %s; %d with a line repaired by its tag" % (
+        ", ".join(["%s %d" % (k, counts.get(k, 0)) for k in OUTCOMES]), counts.get("repaired", 0)))
     print("verdicts that differ: %d" % differ)
     if first:
         print("first difference: %r" % (first,))

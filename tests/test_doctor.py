@@ -223,6 +223,32 @@ def test_flashed_virtual_board_is_ok(capsys, pico, tmp_path):
     assert (games / "current.txt").read_bytes() == b"players 4\n"
 
 
+def test_doctor_lists_the_records_the_box_could_not_resume(capsys, pico, tmp_path):
+    _flash(pico)
+    games = tmp_path / "flash" / "games"
+    (games / "damaged").mkdir(parents=True)
+    sample = os.path.join(os.path.dirname(doctor.FIRMWARE), "docs", "examples", "sample-game.txt")
+    with open(sample, "rb") as f:
+        bad = f.read().replace(b"2: play 1\n", b"2: plya 1\n", 1)
+    (games / "damaged" / "001-current.txt").write_bytes(bad)
+    (games / "broken.txt").write_bytes(b"players 9\n")
+    texts = ["players 2", "dealer 1", "expansion none", "revolution 5", "sticks 40",
+             "hands 15 15", "1: play 3", "2: play 5"]
+    from tycoon import notation
+    repaired = b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+    (games / "damaged" / "002-current.txt").write_bytes(repaired.replace(b"2: play 5", b"2: play 6"))
+    status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
+    assert status == 0, out    # a note: the box kept every byte
+    assert "records: 3 damaged records kept on the box's flash (it showed rEPr or LoSt" in out, out
+    assert re.search(r"^ +/games/damaged/002-current.txt: line 8 repaired by its checksum tag; "
+                     r"every action resumed \(8 lines\)$", out, re.M), out
+    assert re.search(r"^ +/games/damaged/001-current.txt: line 10: syntax: unknown word 'plya'; "
+                     r"114 of its 123 lines not resumed$", out, re.M), out
+    assert re.search(r"^ +/games/broken.txt: line 1: syntax: players must be 2 to 8; no game in "
+                     r"it \(1 line\)$", out, re.M), out
+    assert (games / "damaged" / "001-current.txt").read_bytes() == bad
+
+
 def test_empty_board_has_no_firmware(capsys, pico, tmp_path):
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
     assert status == 1, out

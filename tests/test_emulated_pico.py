@@ -9,6 +9,7 @@ their journals (read out of the emulated littlefs) the same text. Then a game wh
 image dragged onto a box mid-game, `matchbox flash` onto both kinds of board, and a ROMFS
 deploy cut by the power. Figures are emulated time (an estimate of a Pico, not a measurement).
 """
+import contextlib
 import json
 import os
 import random
@@ -519,3 +520,63 @@ def test_doctor_key_walk_on_the_emulated_pico():
     assert [line.split()[1] for line in out.splitlines() if line.strip().startswith("press ")] \
         == order and len(order) == 24, out
     assert "all 24 keys seen" in out and "all segments of 4 display(s) light (confirmed)" in out
+
+
+@contextlib.contextmanager
+def booted_on(record):
+    """An emulated Pico (the box's own image) with `record` as games/current.txt, booted until
+    its displays light."""
+    with ep.EmulatedPico(files={"games/current.txt": record}) as pico:
+        assert pico.boot() == "running"
+        assert pico.run_until(lambda: pico.displays()[0].strip(), 8000)
+        yield pico
+
+
+def test_a_damaged_record_is_kept_whole_on_littlefs_and_the_box_says_so():
+    """The issue's typo on line 10 of the sample game, booted on the Pico's MicroPython: the
+    whole file lands in games/damaged/ on littlefs, the good lines go on, and LoSt shows."""
+    with open(os.path.join(ROOT, "docs", "examples", "sample-game.txt"), "rb") as f:
+        clean = f.read()
+    bad = clean.replace(b"2: play 1\n", b"2: plya 1\n", 1)
+    with booted_on(bad) as pico:
+        assert pico.displays()[:2] == ["Lo5t", " 114"]
+        kept = pico.read_files()
+        assert kept["games/damaged/001-current.txt"] == bad
+        assert kept["games/current.txt"] == b"".join(
+            [line + b"\n" for line in bad.split(b"\n")[:9]])
+        pico.keys(["PASS"])            # the first key only takes the notice away
+        pico.advance(300)
+        assert pico.displays()[:2] == ["1-0 ", "P2 F"]
+
+
+def test_a_damaged_line_with_its_tag_whole_is_repaired_on_the_pico():
+    with open(os.path.join(ROOT, "docs", "examples", "sample-game.txt"), "rb") as f:
+        game, error = notation.load(f.read().decode().splitlines())
+    texts = notation.write(game).split("\n")[:-1]
+    journal = b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+    bad = journal.replace(b"\n1: play C as E  #~", b"\n1: play C as F  #~", 1)
+    assert bad != journal
+    with booted_on(bad) as pico:
+        assert pico.displays()[:2] == ["rEPr", "   1"]
+        kept = pico.read_files()
+        assert kept["games/damaged/001-current.txt"] == bad
+        assert kept["games/current.txt"] == journal
+
+
+@pytest.mark.parametrize("case", ["tag only", "a text, then a tag", "header"])
+def test_damage_of_other_kinds_on_the_pico(case):
+    from test_damaged_records import CASES, tagged_sample
+    damage, shown, actions = CASES[case]
+    lines, _game = tagged_sample()
+    for number, spoil in damage.items():
+        lines[number - 1] = spoil(lines[number - 1])
+    bad = b"".join(lines)
+    with booted_on(bad) as pico:
+        assert [d.strip() for d in pico.displays()] == [d.strip() for d in shown]
+        kept = pico.read_files()
+        assert bad in kept.values()
+        if actions is None:
+            assert kept["games/broken.txt"] == bad and "games/current.txt" not in kept
+        else:
+            game, error = notation.load(kept["games/current.txt"].decode().splitlines())
+            assert error is None and len(game) == actions

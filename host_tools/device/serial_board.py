@@ -5,6 +5,7 @@ Raspberry Pi one first), enters the raw REPL and returns a `SerialBoard`; every 
 there is a `BoardError` with a one-line message naming the cause (no board, busy, no
 permission, not MicroPython). Board paths are absolute ("/lib/box/keys.mpy").
 """
+import ast
 import base64
 import contextlib
 import errno
@@ -43,6 +44,38 @@ def find_port():
             "(a Pico in BOOTSEL mode is a USB drive, not a serial port: copy the MicroPython UF2 onto it first)")
     ports.sort(key=lambda p: (p.vid != RASPBERRY_PI_VID, p.device))
     return ports[0].device
+
+
+MICROPYTHON_PICO = (RASPBERRY_PI_VID, 0x0005)   # MicroPython's USB ids on an RP2040
+BOX_MODULE = "/lib/box/version.mpy"             # what `matchbox flash` puts on a Matchbox
+
+
+def _usb_name(p):
+    return "%s (%04x:%04x%s)" % (p.device, p.vid, p.pid, ", " + p.product if p.product else "")
+
+
+def find_box(timeout=CONNECT_TIMEOUT):
+    """`--port auto` for commands that need a Matchbox (pull): the one USB serial device with
+    MicroPython's Pico ids (2e8a:0005) that, in its raw REPL, has the Matchbox firmware
+    (/lib/box/version.mpy). Returns a connected SerialBoard; BoardError names the devices
+    seen when none or several fit. Other boards are never opened."""
+    ports = [p for p in serial.tools.list_ports.comports() if p.vid is not None and p.pid is not None]
+    picos = sorted([p for p in ports if (p.vid, p.pid) == MICROPYTHON_PICO], key=lambda p: p.device)
+    if not picos:
+        seen = "; USB serial devices seen: %s" % ", ".join(_usb_name(p) for p in ports) if ports else ""
+        raise BoardError("no Matchbox found: no Pico running MicroPython (USB 2e8a:0005) is "
+                         "plugged in%s; give --port to use another device" % seen)
+    if len(picos) > 1:
+        raise BoardError("%d Picos running MicroPython are plugged in: %s; give --port with "
+                         "the box's" % (len(picos), ", ".join(p.device for p in picos)))
+    board = connect(picos[0].device, timeout=timeout)
+    if board.file_size(BOX_MODULE) is None:
+        board.restart(hard=False)
+        board.close()
+        raise BoardError("%s runs MicroPython but has no Matchbox firmware (no %s): give "
+                         "--port with the box's, or `matchbox flash` it first"
+                         % (picos[0].device, BOX_MODULE))
+    return board
 
 
 def probe_port(port):
@@ -231,11 +264,20 @@ class SerialBoard:
             return None
 
     def list_files(self, folder):
-        """Every file under folder on the board, recursively: sorted absolute paths."""
+        """Every file under folder on the board, recursively: sorted absolute paths, as the
+        board names them (a name may hold any character, a tab or a line feed included: the
+        board prints each path as a Python literal)."""
         self._ensure_helpers()
         out = self.exec("_mbx_list(%r)" % folder)
-        lines = out.decode("utf-8", "replace").splitlines()
-        return sorted(line.split("\t")[1] for line in lines if line.startswith("F\t"))
+        paths = []
+        for line in out.decode("utf-8", "replace").splitlines():
+            try:
+                path = ast.literal_eval(line.strip())
+            except (ValueError, SyntaxError):
+                continue
+            if isinstance(path, str):
+                paths.append(path)
+        return sorted(paths)
 
     def free_bytes(self):
         """Free space of the board's filesystem, from os.statvfs('/')."""
@@ -293,11 +335,13 @@ def _mbx_walk(d, hashes):
         p = d.rstrip('/') + '/' + e[0]
         if e[1] == 0x4000:
             _mbx_walk(p, hashes)
+        elif hashes is None:
+            print(repr(p))
         else:
             print('F', p, _mbx_hash(p) if hashes else '-', sep='\t')
 def _mbx_dirs(ds):
     for d in ds:
         _mbx_walk(d, True)
 def _mbx_list(d):
-    _mbx_walk(d, False)
+    _mbx_walk(d, None)
 """

@@ -124,24 +124,44 @@ MAX_RECORD = 1024 * 1024
 def read_record(path):
     """(bytes, warning) of a game record to put on the box's flash. MatchboxError naming the
     file when it cannot be read or is larger than MAX_RECORD. A record the rules reject is
-    still returned (the box drops the tail from the bad line, as after a power cut) with a
-    warning naming the file, the line and what the box does; the warning is None for a clean
-    record."""
-    from host_tools import replay_portable
+    still returned with a warning naming the file and the line and saying what the box does
+    with it (its resume: docs/journal.md); the warning is None for a clean record."""
     from host_tools.errors import read_bounded
-    import io
     data = read_bounded(path, MAX_RECORD, "game record")
-    game, error = replay_portable.replay_file(io.BytesIO(data))
-    warning = None
+    error, verdict, repaired = boot_verdict(data)
+    notes = ["%s:%d: repaired: a damaged line, read as the one action its checksum tag allows "
+             "(the box shows rEPr)" % (path, number) for number in repaired]
     if error is not None:
-        if not data.strip():
-            what = "the record is empty: the box starts with the setup menu"
-        elif game is None:
-            what = "no game before it: the box starts with the setup menu"
-        else:
-            what = "the box resumes from line %d, the last good line before it" % (error[0] - 1)
-        warning = "%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], what)
-    return data, warning
+        notes.append("%s:%d: %s: %s (%s)" % (path, error[0], error[1], error[2], verdict))
+    return data, "; ".join(notes) or None
+
+
+def boot_verdict(data):
+    """(error, what the box's resume does with a record of these bytes, the lines repaired by
+    their checksum tags): error None for a clean record, else (line, kind, code) and the
+    verdict in words."""
+    import io
+    from tycoon import notation
+    reader = notation.Reader()
+    error = reader.read(io.BytesIO(data))
+    repaired = reader.repaired
+    if error is None:
+        return None, None, repaired
+    game = reader.game
+    full = len(reader.header) == len(notation.HEADERS)
+    if game is None and full:
+        try:
+            game = reader.finish()
+        except notation.NotationError:
+            game = None
+    if game is None or (reader.tagged and not full):
+        return error, ("no game to resume: the box puts the record aside as games/broken.txt, "
+                       "shows LoSt and opens the setup menu"), repaired
+    if error[2].startswith("last line without a newline"):
+        return error, "cut short: the box drops this last line and resumes before it", repaired
+    return error, ("the box resumes from the %d line%s before it, keeps the whole record as "
+                   "games/damaged/NNN-current.txt and shows LoSt" % (
+                       error[0] - 1, "" if error[0] == 2 else "s")), repaired
 
 
 def micropython():

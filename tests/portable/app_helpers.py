@@ -59,6 +59,9 @@ class Journal:
         self.fail = False
         self.forgotten = 0   # forget_reader calls
         self.checkpoints = []   # (actions in the game, the record then) at each checkpoint call
+        self.lost = 0        # as the real journal's: lines resume could not use, and where
+        self.repaired = 0    # (lines repaired by their tags)
+        self.kept = None     # they are kept (None: the flash had no room)
 
     def resume(self):
         if self.record is None:

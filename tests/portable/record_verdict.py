@@ -14,14 +14,15 @@ from tycoon.state import to_json
 
 
 def verdict(data):
-    """'line kind message | state' ('-' for no error). Only the reader's own errors are
-    caught: anything else escapes."""
+    """'line kind message | bytes kept, tagged, undos, lines repaired by their tags, state'
+    ('-' for no error). Only the reader's own errors are caught: anything else escapes."""
     game, error, reader = notation.read(io.BytesIO(data))
     if error is None:
         head = "-"
     else:
         head = "%d %s %s" % error
-    return "%s | %d %s %d %s" % (head, reader.size, reader.tagged, reader.undos, to_json(game))
+    return "%s | %d %s %d R%s %s" % (head, reader.size, reader.tagged, reader.undos,
+                                     ",".join([str(n) for n in reader.repaired]), to_json(game))
 
 
 def main(path):

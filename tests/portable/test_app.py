@@ -479,3 +479,80 @@ def test_picking_up_a_display_allocates_nothing():
     finally:
         micropython.heap_unlock()
     assert app.displays[1].online
+
+
+def _boot_on(record, ndisplays=4, budget=None):
+    """A box booted on a real journal whose current.txt holds `record` (bytes)."""
+    import os
+    import files
+    from app_helpers import Bus, Clock, Keys
+    from box.app import App
+    from box.ht16k33 import HT16K33
+    from box.journal import Journal
+    from cut_store import CutStore
+    folder = files.Folder().__enter__()
+    os.mkdir(folder.path + "/games")
+    files.write(folder.path + "/games/current.txt", record)
+    addresses = [0x70 + i for i in range(ndisplays)]
+    bus = Bus(addresses)
+    clock = Clock()
+    store = CutStore(budget, power_cut=False)
+    app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None),
+              Journal(folder.path + "/games", store), clock)
+    app.boot()
+    app.step()
+    return app, bus, clock, folder, store
+
+
+def _tagged_record(texts):
+    return b"".join([notation.tagged(i + 1, t) for i, t in enumerate(texts)])
+
+
+DAMAGED = ["players 2", "dealer 1", "expansion none", "revolution 5", "sticks 40",
+           "hands 15 15", "1: play 3", "2: play 5", "1: plya 7", "2: pass", "1: pass"]
+
+
+def test_boot_that_lost_lines_says_so_until_a_key():
+    app, bus, clock, folder, _store = _boot_on(_tagged_record(DAMAGED))
+    try:
+        assert len(app.game) == 2
+        assert screen(app, bus) == "Lo5t|   3|    |    "
+        clock.now += 60000          # it stays: no timer takes it away
+        app.step()
+        assert screen(app, bus) == "Lo5t|   3|    |    "
+        press(app, "PASS")          # the first key only takes it away
+        assert len(app.game) == 2 and screen(app, bus) == "1-5 |P1 F|c 14|5t 1"
+        press(app, "PASS")
+        assert len(app.game) == 3
+    finally:
+        folder.__exit__()
+
+
+def test_boot_without_room_to_keep_the_damage_says_full_and_lost():
+    app, bus, clock, folder, store = _boot_on(_tagged_record(DAMAGED), budget=0)
+    try:
+        assert screen(app, bus) == "FULL|Lo5t|   3|    "
+        press(app, "PLAY")
+        press(app, "PASS")          # cannot be kept: refused as on a full flash
+        assert len(app.game) == 2 and screen(app, bus).startswith("FULL|Err ")
+        store.budget = None         # room again: the damage is kept, then the action
+        press(app, "PASS")
+        assert len(app.game) == 3
+        assert app.journal.kept.endswith("/damaged/001-current.txt")
+    finally:
+        folder.__exit__()
+
+
+def test_boot_that_repaired_a_line_says_so_until_a_key():
+    texts = DAMAGED[:8] + ["1: play 7", "2: pass"]
+    record = bytearray(_tagged_record(texts))
+    at = record.index(b"1: play 7")
+    record[at + 8] = ord("8")              # the text damaged, its tag whole
+    app, bus, clock, folder, _store = _boot_on(bytes(record))
+    try:
+        assert len(app.game) == 4           # every action, the damaged one repaired
+        assert screen(app, bus) == "rEPr|   1|    |    "
+        press(app, "PASS")
+        assert len(app.game) == 4 and screen(app, bus).startswith("----|P1 F")
+    finally:
+        folder.__exit__()

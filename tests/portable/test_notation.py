@@ -341,3 +341,57 @@ def test_undo_lines():
     assert error is None and len(game) == 1 and notation.write(game).endswith("1: play 4\n")
     assert _verdict(b"players 3\nundo\n")[1] == (2, "syntax", "nothing to undo")
     assert _verdict(b"players 3\n1: play 3\n2: undo\n")[1][:2] == (3, "syntax")
+
+
+def _journal_lines(game_text):
+    """The tagged lines (bytes, each with its newline) of a record as the box writes it."""
+    game = record(game_text)
+    texts = notation.write(game).split("\n")[:-1]
+    return [notation.tagged(i + 1, t) for i, t in enumerate(texts)], game
+
+
+def _damage_text(line, at, byte=120):
+    bad = bytearray(line)
+    bad[at] = byte if bad[at] != byte else byte + 1
+    return bytes(bad)
+
+
+def test_repair_by_tag_same_game_in_load_and_read():
+    import io
+    lines, game = _journal_lines(CLEAN)
+    lines[7] = _damage_text(lines[7], 3)        # '1: Xlay A A'
+    g1, error, reader = notation.read(io.BytesIO(b"".join(lines)))
+    g2, error2 = notation.load([x.decode() for x in lines])
+    assert error is None and error2 is None and reader.repaired == [8]
+    assert snapshot(g1) == snapshot(g2) == snapshot(game)
+
+
+def test_repair_needs_a_whole_tag_and_a_tagged_record():
+    lines, game = _journal_lines(CLEAN)
+    for bad in (_damage_text(lines[7], len(lines[7]) - 4),   # the tag's last digit
+                _damage_text(lines[7], len(lines[7]) - 6)):  # its '~'
+        damaged = lines[:7] + [bad] + lines[8:]
+        g, error = notation.load([x.decode() for x in damaged])
+        assert error[0] == 8 and len(g) == 1
+    # a header line is not repaired
+    damaged = [_damage_text(lines[1], 2)] + lines[:1] + lines[2:]
+    assert notation.load([x.decode() for x in damaged])[1] is not None
+
+
+def test_at_most_REPAIRS_lines_are_repaired():
+    game = Game(2)
+    for _ in range(24):
+        if game.must_return():
+            game.apply(RETURN)
+        elif game.table is None:
+            game.apply(PLAY, [3 + len(game) % 10])
+        else:
+            game.apply(PASS)
+    texts = notation.write(game).split("\n")[:-1]
+    lines = [notation.tagged(i + 1, t) for i, t in enumerate(texts)]
+    damaged = list(lines)
+    for k in range(notation.REPAIRS + 1):
+        damaged[6 + 2 * k] = _damage_text(lines[6 + 2 * k], 0, ord("9"))   # the seat
+    g, error = notation.load([x.decode() for x in damaged])
+    assert error is not None and error[0] == 7 + 2 * notation.REPAIRS
+    assert len(g) == 2 * notation.REPAIRS

@@ -14,7 +14,7 @@ from box import ticks
 from box import keys as K
 from box import panels, screens
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
-from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, PLAY, REF, SETUP
+from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
 from box.setup import COMPLETE, TOO_MANY, Setup
 from tycoon import game as rules
 from tycoon.state import to_json
@@ -86,7 +86,14 @@ class App:
         if game is not None:
             self.game = game
             self._home()
+        j = self.journal
+        if j.lost or j.repaired:
+            self.overlay = NOTICE   # rEPr, LoSt and their counts, until a key is pressed
         self.redraw()
+        if (j.lost or j.repaired) and self.emit is not None:
+            # on USB too, a line that is not a state (matchbox watch names it)
+            self.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
+                j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
 
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""
@@ -122,7 +129,7 @@ class App:
         n = self.keys.poll(now)
         for i in range(n):
             self.key(self.keys.events[i], now)
-        if self.overlay and ticks.diff(now, self.until) >= 0:
+        if self.overlay and self.overlay != NOTICE and ticks.diff(now, self.until) >= 0:
             self.overlay = NONE
             self.redraw()
         nd = self.shown()
@@ -155,6 +162,10 @@ class App:
         """Handle one key event (a code, or LONG | code)."""
         if now is None:
             now = self.clock()
+        if self.overlay == NOTICE:   # the first key only takes the notice away
+            self.overlay = NONE
+            self.redraw(now)
+            return
         self.overlay = NONE
         code = event & K.CODE
         if event & K.LONG:

@@ -64,6 +64,7 @@ def _cost(line):
     if line[:4] == b"undo":
         return _UNDO_COST
     return _PLAY_COST if b": play" in line else 1
+DAMAGED = "damaged"    # every record resume could not use whole, kept as it was: NNN-NAME
 
 
 def _record(game, count):
@@ -118,6 +119,11 @@ class Journal:
         self._snap_lines = 0  # lines the snapshot on flash covers; 0: none
         self._due = 0       # what the lines after it cost to read (see SNAP_COST)
         self._loaded = False  # this journal loaded the reader: forget_reader lets it go
+        self._torn = False    # the lines after the kept prefix are one, without its newline
+        self._pending = False  # current.txt holds damage not yet kept: moved aside on write
+        self.lost = 0         # lines the last resume could not use (a torn last line aside)
+        self.repaired = 0     # damaged lines the last resume repaired by their checksum tags
+        self.kept = None      # where those lines are kept whole; None: not kept (flash full)
 
     def _path(self, name):
         return self.root + "/" + name
@@ -128,12 +134,22 @@ class Journal:
         """(game, dropped): the game of current.txt, or None when there is no usable record.
 
         `dropped` counts the lines cut off the end (torn, damaged, or refused by the reader or
-        the rules); the file is repaired to the kept prefix. An unusable record is renamed to
-        broken.txt. Never raises: a file that cannot be read counts as no game.
+        the rules). A torn last line (a power cut in an append) is cut off in place; any other
+        damage is kept whole first: the file moves to damaged/NNN-current.txt and a copy of
+        the kept prefix takes its place. An unusable record is renamed to broken.txt (an older
+        broken.txt moves to damaged/NNN-broken.txt). A damaged line its checksum tag repairs
+        (tycoon.notation) is read as repaired; the file is then kept whole the same way and
+        the repaired record takes its place. `lost`, `repaired` and `kept` say what was put
+        aside, repaired, and where. Never raises: a file that cannot be read counts as no game.
         """
         self._lines = None
         self._actions = 0
         self._snap_lines = 0
+        self._pending = False
+        self._torn = False
+        self.lost = 0
+        self.repaired = 0
+        self.kept = None
         try:
             self._tidy()
             if not self.store.exists(self.current):
@@ -145,16 +161,33 @@ class Journal:
         if game is None:
             try:
                 self._unsnap()
-                self.store.rename(self.current, self._path(BROKEN))
+                self.lost = self._count_rest(self.current, 0)   # nothing of it resumed
             except OSError:
-                pass
+                self.lost = dropped
+            self._put_aside()
             return None, dropped
-        if dropped:
+        if reader.repaired:   # kept whole, then the record as repaired takes its place
+            self.repaired = len(reader.repaired)
+            self.lost = 0 if self._torn else dropped
+            self._pending = True
+            try:
+                self._size = 0
+                self._keep_damaged(self._counted(_record(game, len(game))))
+            except OSError:
+                return game, dropped  # _lines stays None: the next write keeps it first
+            lines = len(HEADERS) + len(game)
+            size = self._size
+        elif dropped:
             try:
                 self._unsnap()
                 f = self.store.open(self.current, "rb")
                 try:
-                    self._atomic(self.current, _copy(f, size))
+                    if self._torn:   # a power cut in an append: repaired in place
+                        self._atomic(self.current, _copy(f, size))
+                    else:
+                        self.lost = dropped
+                        self._pending = True
+                        self._keep_damaged(_copy(f, size))
                 finally:
                     f.close()
             except OSError:
@@ -245,6 +278,48 @@ class Journal:
             except OSError:
                 pass
 
+    def _put_aside(self):
+        # An unusable current.txt becomes broken.txt; a broken.txt already there moves to
+        # damaged/ first, so no record is ever replaced. Renames only: nothing to copy.
+        st = self.store
+        broken = self._path(BROKEN)
+        try:
+            if st.exists(broken):
+                self._aside(broken, BROKEN)
+            st.rename(self.current, broken)
+            self.kept = broken
+        except OSError:
+            pass   # current.txt stays; the next power-up tries again
+
+    def _keep_damaged(self, parts):
+        # Replace current.txt, which holds lines resume could not use, by the record `parts`
+        # without losing a byte: the record goes to next.txt (through a tmp), current.txt is
+        # renamed whole to damaged/NNN-current.txt, then next.txt to current.txt. A cut
+        # before the first rename leaves the damaged file in place (next.txt is removed at
+        # power-up and the repair runs again), after it next.txt alone (which power-up makes
+        # current.txt). A full flash fails in the first step, with nothing moved.
+        self._unsnap()
+        nxt = self._path(NEXT)
+        self._atomic(nxt, parts)
+        self.kept = self._aside(self.current, CURRENT)
+        self._pending = False
+        self.store.rename(nxt, self.current)
+
+    def _aside(self, path, name):
+        # Rename a file to damaged/NNN-name, NNN one more than any number there: never an
+        # existing name.
+        st = self.store
+        folder = self._path(DAMAGED)
+        self._ensure(folder)
+        top = 0
+        for other in st.listdir(folder):
+            at = other.find("-")
+            if at > 0 and other[:at].isdigit():
+                top = max(top, int(other[:at]))
+        kept = folder + "/%03d-%s" % (top + 1, name)
+        st.rename(path, kept)
+        return kept
+
     def _tidy(self):
         # A leftover NAME.tmp is a whole-file write cut short: never used, always removed.
         # next.txt is a new game's complete record: with current.txt still there the power
@@ -321,6 +396,7 @@ class Journal:
         # The lines from byte `size` to the end (a last one without a newline counts).
         n = 0
         last = 10
+        self._torn = False
         f = self.store.open(path, "rb")
         try:
             for _chunk in _copy(f, size):
@@ -333,6 +409,7 @@ class Journal:
                 last = chunk[-1]
         finally:
             f.close()
+        self._torn = n == 0 and last != 10
         return n + (last != 10)
 
     # --- writing ----------------------------------------------------------------------------
@@ -366,7 +443,10 @@ class Journal:
         self._ensure(self.root)
         self._unsnap()
         self._size = self._due = 0
-        self._atomic(self.current, self._counted(_record(game, count)))
+        if self._pending:   # the damaged file is kept before the record replaces it
+            self._keep_damaged(self._counted(_record(game, count)))
+        else:
+            self._atomic(self.current, self._counted(_record(game, count)))
         self._lines = len(HEADERS) + count
         self._actions = count
         self.checkpoint(game)   # a long record written anew gets its snapshot at once

@@ -25,6 +25,7 @@ FINISHED = const(3)  # the final ranking
 NONE = const(0)
 ERROR = const(1)
 ANNOUNCE = const(2)
+NOTICE = const(3)    # what boot could not resume: shown until a key is pressed
 
 MAX_PANELS = const(6)
 
@@ -39,6 +40,8 @@ def draw(app):
         n = 2
     elif app.overlay == ANNOUNCE:
         n = announcement(app)
+    elif app.overlay == NOTICE:
+        n = notice(app)
     elif app.mode == SETUP:
         app.setup.draw(buf, 0)
         panels.text(buf, 1, b"SEt")
@@ -162,6 +165,25 @@ def preview(app, p):
         panels.put(buf, p, 3, panels.DASH)
     else:
         panels.number(buf, p, 2, 2, c)
+
+
+def notice(app):
+    """What boot found damaged in the record: 'rEPr' and how many lines it repaired by their
+    checksum tags, 'LoSt' and how many lines it could not resume; 'FULL' first when the
+    flash had no room to keep the damaged file aside (it stays as it is until it has)."""
+    buf = app.buf
+    j = app.journal
+    n = 0
+    if j.kept is None:
+        panels.text(buf, 0, b"FULL")
+        n = 1
+    for word, count in ((b"rEPr", j.repaired), (b"LoSt", j.lost)):
+        if count:
+            panels.text(buf, n, word)
+            panels.clear(buf, n + 1)
+            panels.number(buf, n + 1, 0, 4, min(count, 9999))
+            n += 2
+    return n
 
 
 def announcement(app):

@@ -12,8 +12,9 @@ Every reader of a record - the box's journal, `matchbox replay` on either runtim
 the same bytes get the same verdict everywhere: line length, strict UTF-8 (checked by hand:
 MicroPython's decode lets some invalid sequences through), the byte-order mark, CRLF, a last
 line without a newline, white space (ASCII space and tab only), number sizes and the journal's
-checksum tags. The grammar is written down in docs/notation.md. The reader replays actions
-into a Game as it goes, so a record of any length needs no more memory than the game itself.
+checksum tags, and the repair of a damaged line by its tag. The grammar is written down in
+docs/notation.md. The reader replays actions into a Game as it goes, so a record of any
+length needs no more memory than the game itself.
 
 The lines the box writes come from tycoon.writer (offered here too, so every tool finds the
 whole notation in this module): the box keeps only the writer while a game is played, and
@@ -36,6 +37,7 @@ except ImportError:
 UNDO = const(3)     # the journal's 'undo' line: takes back the last action
 LIMIT = const(200)  # bytes in a line, its newline included
 DIGITS = const(4)   # digits in a number at most
+REPAIRS = const(8)  # lines of a record repaired by their tags at most (a Pico's boot stays short)
 
 # Messages, numbered: on MicroPython one long string takes much less heap than a dozen
 # string constants, and a message is only spelled out when a line is refused.
@@ -236,7 +238,8 @@ class Reader:
     `lineno` counts the lines fed, `size` the bytes of the lines accepted by feed_bytes,
     `tagged` tells whether a line with a checksum tag has been read (then every later line
     needs one), `header` the header lines read, `kind` what the last line was
-    ("header", "action", "undo"; None for a blank line or one that does not parse).
+    ("header", "action", "undo"; None for a blank line or one that does not parse),
+    `repaired` the numbers of the damaged lines its tag repaired (docs/notation.md).
     """
 
     def __init__(self):
@@ -247,6 +250,7 @@ class Reader:
         self.undos = 0
         self.kind = None
         self.header = {}    # header lines read: key -> (value, lineno)
+        self.repaired = []  # numbers of the damaged lines repaired by their tags (_repair)
 
     def resume(self, game, lineno, size):
         """Go on after the first `lineno` lines (`size` bytes) of a record written by the box
@@ -279,24 +283,121 @@ class Reader:
             self.size += n
             return events
         self.kind = None
-        if n > LIMIT or not n or raw[n - 1] != 10:
-            self.lineno += 1
-            if n >= LIMIT:
-                raise NotationError(_TOO_LONG, LIMIT)
-            raise NotationError(_TORN)
-        end = n - 1
-        if end and raw[end - 1] == 13:   # CRLF
-            end -= 1
-        start = 0
-        if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
-            start = 3
-        # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
-        if max(raw) >= 0x80 and not utf8(raw, end):
-            self.lineno += 1
-            raise NotationError(_NOT_UTF8)
-        events = self.feed(raw[start:end].decode())
+        try:
+            if n > LIMIT or not n or raw[n - 1] != 10:
+                self.lineno += 1
+                if n >= LIMIT:
+                    raise NotationError(_TOO_LONG, LIMIT)
+                raise NotationError(_TORN)
+            end = n - 1
+            if end and raw[end - 1] == 13:   # CRLF
+                end -= 1
+            start = 0
+            if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
+                start = 3
+            # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
+            if max(raw) >= 0x80 and not utf8(raw, end):
+                self.lineno += 1
+                raise NotationError(_NOT_UTF8)
+            events = self.feed(raw[start:end].decode())
+        except (NotationError, IllegalAction):
+            events = self._repair(raw)
+            if events is None:
+                raise
         self.size += n
         return events
+
+    def _repair(self, raw):
+        # The line `raw` (line self.lineno) failed. In a tagged record, after the first action,
+        # a line whose tag is whole (`  #~hhhh` and a newline at the end) is repaired when
+        # exactly one text one byte away from its own is a legal action, written as the
+        # writer writes it, whose tag at this index is the stored one: that action is applied
+        # and its events returned. None (nothing changed) otherwise. A CRC-16 tells apart any
+        # two texts that differ in one byte, so a whole text never matches and a damaged one
+        # matches only its own action, unless the tag is damaged too (docs/notation.md).
+        n = len(raw)
+        if not self.tagged or len(self.repaired) >= REPAIRS or n >= LIMIT or n < 10 \
+                or raw[n - 1] != 10 \
+                or raw[n - 9:n - 5] != b"  #~" or raw[n - 5:n - 1].strip(b"0123456789abcdef"):
+            return None
+        game = self.game
+        if game is None:   # the first action: the game its header sets up, if it sets one up
+            line = self.lineno
+            try:
+                game = self.finish()
+            except NotationError:
+                self.lineno = line   # the failure stays this line's, as without a repair
+                return None
+            finally:
+                self.game = None
+        want = int(raw[n - 5:n - 1], 16)
+        text = bytearray(raw[:n - 9])
+        odd = -1   # the writer writes printable ASCII only: one other byte, and it is the one
+        for i in range(len(text)):
+            if not 32 <= text[i] <= 126:
+                if odd >= 0:
+                    return None
+                odd = i
+        # The CRC is linear: changing byte i by d changes the tag's CRC by step^k(T[d]), k the
+        # bytes after i (step: one zero byte through the CRC; T: the byte table). So walking
+        # from the last byte, rewinding the difference to the stored tag by one step a byte,
+        # gives at each position the one d, if any, that makes the tag: one look-up a byte.
+        t = _BYTE
+        inverse = bytearray(256)   # the low bytes of the table are all different
+        for h in range(256):
+            inverse[t[h] & 0xFF] = h
+        x = want ^ _crc16(text, _crc16(("%d|" % self.lineno).encode()))
+        found = None
+        count = 0
+        i = len(text)
+        while x and i > 0:
+            i -= 1
+            d = inverse[x & 0xFF]
+            c = text[i] ^ d
+            if t[d] == x and 32 <= c <= 126 and (odd < 0 or i == odd):
+                was = text[i]
+                text[i] = c
+                action = self._legal(game, bytes(text).decode())
+                text[i] = was
+                if action is not None:
+                    found = action
+                    count += 1
+            h = inverse[x & 0xFF]   # one zero byte back: the x whose step gives this one
+            x = (h << 8) | ((x >> 8) ^ (t[h] >> 8))
+        if count != 1:
+            return None
+        self.game = game
+        self.repaired.append(self.lineno)
+        if found == UNDO:
+            game.undo()
+            self.undos += 1
+            self.kind = "undo"
+            return 0
+        self.kind = "action"
+        return game.apply(*found)
+
+    def _legal(self, game, line):
+        # (kind, faces, value, seat) or UNDO when the line is a legal action of `game` as the
+        # writer writes it (its seat prefix included), else None; the game is left as it was.
+        try:
+            parsed = parse_line(line)
+        except NotationError:
+            return None
+        if parsed is None or parsed[0] == "header":
+            return None
+        if parsed[0] == "undo":
+            return UNDO if line == "undo" and len(game) else None
+        _what, kind, args, seat = parsed
+        if seat is None:
+            return None
+        faces, value = args
+        try:
+            game.apply(kind, faces, value, seat)
+        except IllegalAction:
+            return None
+        same = action_text(*game.last_action())[:-1] == line
+        game.undo()
+        return (kind, faces, value, seat) if same else None
 
     def feed(self, line):
         """Read the next line of text. Raises NotationError or IllegalAction; the game is
