@@ -328,7 +328,9 @@ def stopped(argv, cwd, env, sig, after):
 def long_record(home):
     folder, env = home
     path = folder / "long.txt"
-    path.write_text("players 3\n" + "play 5\nundo\n" * 40000)   # about 0.5 MB, all legal
+    # about 2 MB, all legal: several seconds on the MicroPython unix port, so that a signal
+    # 1.5 s in finds it still reading
+    path.write_text("players 3\n" + "play 5\nundo\n" * 160000)
     return path
 
 

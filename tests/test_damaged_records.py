@@ -13,7 +13,8 @@ from unittest import mock
 import pytest
 from tycoon import notation
 
-from host_tools import ROOT, pull, report
+from host_tools import cli, pull, report
+from host_tools.resources import CHECKOUT as ROOT
 from host_tools.device import serial_board
 from host_tools.virtual.pico import VirtualPico
 
@@ -117,9 +118,7 @@ def test_a_power_cut_last_line_is_repaired_in_place_without_a_word(tmp_path):
 # --- pull --------------------------------------------------------------------------------------
 
 def _pull(capsys, *argv):
-    parser = argparse.ArgumentParser(prog="matchbox pull")
-    pull.add_arguments(parser)
-    status = pull.run(parser.parse_args(list(argv)))
+    status = cli.main(["pull"] + list(argv))
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -195,7 +194,8 @@ def test_a_hostile_name_from_a_board_writes_nothing_outside_dir(capsys, tmp_path
                                 os.path.join("damaged", "001-current.txt"): b"damaged one\n"}
     after = every_file(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith(os.path.join("deep", ""))} == outside
-    warnings = [line for line in err.splitlines() if line.startswith("warning: skipped")]
+    warnings = [line for line in err.splitlines()
+                if line.startswith("matchbox pull: warning: skipped")]
     assert len(warnings) == len(HOSTILE)
     assert all("\t" not in line for line in err.splitlines())   # names printed escaped
     assert not any(path in board.read for path in HOSTILE)
@@ -274,7 +274,7 @@ def test_report_through_a_link_to_its_record_leaves_it_unchanged(tmp_path, capsy
     game = tmp_path / "g.txt"
     game.write_bytes(data)
     link(str(game), str(tmp_path / "link-to-g.html"))
-    status = report.run(argparse.Namespace(game=str(game), output=str(tmp_path / "link-to-g.html")))
+    status = cli.main(["report", str(game), "-o", str(tmp_path / "link-to-g.html")])
     err = capsys.readouterr().err
     assert status == 2
     assert err == "matchbox report: the report would overwrite the record %s (%s is that file): " \

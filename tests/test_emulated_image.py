@@ -231,4 +231,4 @@ def test_sim_pico_boots_a_given_uf2_and_refuses_what_is_not_one(tmp_path):
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1 and "not a UF2 file" in bad.stderr
     alone = matchbox("sim", "--headless", "--uf2", ep.own_image())
-    assert alone.returncode == 2 and "--uf2 goes with --pico" in alone.stderr
+    assert alone.returncode == 2 and "--uf2: goes with --pico" in alone.stderr

@@ -187,12 +187,13 @@ def test_displays_fits_that_many_headless_too():
 
 
 @pytest.mark.parametrize("text,says", [
-    ("", "empty.txt:1: syntax: missing header 'players' (the record is empty: the box starts "
-         "with the setup menu)"),
-    ("hello\n", "empty.txt:1: syntax: unknown word 'hello' (no game before it: the box starts "
-                "with the setup menu)"),
+    ("", "empty.txt:1: syntax: missing header 'players' (the record is empty: the box puts it "
+         "aside as games/broken.txt and opens the setup menu)"),
+    ("hello\n", "empty.txt:1: syntax: unknown word 'hello' (no game to resume: the box puts the "
+                "record aside as games/broken.txt, shows LoSt and opens the setup menu)"),
     ("players 3\nplay 5\nplay 4\n", "empty.txt:3: illegal: not-stronger (the box resumes from "
-                                    "line 2, the last good line before it)")])
+                                    "the 2 lines before it, keeps the whole record as "
+                                    "games/damaged/NNN-current.txt and shows LoSt)")])
 def test_the_journal_warning_says_what_the_box_does(tmp_path, text, says):
     record = tmp_path / "empty.txt"
     record.write_text(text)

@@ -47,7 +47,9 @@ def find_port():
 
 
 MICROPYTHON_PICO = (RASPBERRY_PI_VID, 0x0005)   # MicroPython's USB ids on an RP2040
-BOX_MODULE = "/lib/box/version.mpy"             # what `matchbox flash` puts on a Matchbox
+# A module of the box's code, where the Matchbox image keeps it (ROMFS) and where `matchbox
+# flash` puts it on stock MicroPython (littlefs)
+BOX_MODULES = ("/rom/lib/box/version.mpy", "/lib/box/version.mpy")
 
 
 def _usb_name(p):
@@ -57,7 +59,7 @@ def _usb_name(p):
 def find_box(timeout=CONNECT_TIMEOUT):
     """`--port auto` for commands that need a Matchbox (pull): the one USB serial device with
     MicroPython's Pico ids (2e8a:0005) that, in its raw REPL, has the Matchbox firmware
-    (/lib/box/version.mpy). Returns a connected SerialBoard; BoardError names the devices
+    (box/version.mpy in /rom/lib or /lib). Returns a connected SerialBoard; BoardError names the devices
     seen when none or several fit. Other boards are never opened."""
     ports = [p for p in serial.tools.list_ports.comports() if p.vid is not None and p.pid is not None]
     picos = sorted([p for p in ports if (p.vid, p.pid) == MICROPYTHON_PICO], key=lambda p: p.device)
@@ -69,12 +71,12 @@ def find_box(timeout=CONNECT_TIMEOUT):
         raise BoardError("%d Picos running MicroPython are plugged in: %s; give --port with "
                          "the box's" % (len(picos), ", ".join(p.device for p in picos)))
     board = connect(picos[0].device, timeout=timeout)
-    if board.file_size(BOX_MODULE) is None:
+    if all(board.file_size(path) is None for path in BOX_MODULES):
         board.restart(hard=False)
         board.close()
-        raise BoardError("%s runs MicroPython but has no Matchbox firmware (no %s): give "
-                         "--port with the box's, or `matchbox flash` it first"
-                         % (picos[0].device, BOX_MODULE))
+        raise BoardError("%s runs MicroPython but has no Matchbox firmware (no box/version.mpy "
+                         "in /rom/lib or /lib): give --port with the box's, or `matchbox flash` "
+                         "it first" % picos[0].device)
     return board
 
 

@@ -154,6 +154,9 @@ def boot_verdict(data):
             game = reader.finish()
         except notation.NotationError:
             game = None
+    if not data.strip():
+        return error, ("the record is empty: the box puts it aside as games/broken.txt and "
+                       "opens the setup menu"), repaired
     if game is None or (reader.tagged and not full):
         return error, ("no game to resume: the box puts the record aside as games/broken.txt, "
                        "shows LoSt and opens the setup menu"), repaired
