@@ -53,6 +53,7 @@ GOALS = {"resident_heap_bytes": 32 * KB, "engine_steady_heap_bytes": 16 * KB,
          "boot_ms_fresh": 1000, "boot_ms_resume_500": 500, "boot_ms_resume_undo_500": 500,
          "boot_ms_resume_longest": 500, "boot_ms_resume_longest_journal": 500,
          "key_to_display_ms_max": 20, "i2c_ratio_vs_adafruit": 0.35}
+GOAL_I2C_RATIO = GOALS["i2c_ratio_vs_adafruit"]
 RESUME_ACTIONS = 500
 LONG_JOURNAL_LINES = 5000   # at least: 500 actions and undo/redo pairs to make it up
 ENGINE_SEED = 2024       # the 284-action 8-player game of bench_engine.py
@@ -452,6 +453,65 @@ def pico_human(fw, steps):
         run.writes = list(pico.writes)
         run.emulated_ms = pico.now - run.since_us / 1000
         assert pico.last_state and pico.last_state["finished"], "the game did not finish"
+    return run
+
+
+def pico_files(main=None, extra=None):
+    """Stock MicroPython's littlefs as `matchbox flash` fills it, with another main.py (a probe
+    of a bench run there: on the box's own image main.py is frozen)."""
+    files = ep.firmware_files()
+    if main is not None:
+        files["main.py"] = main
+    files.update(extra or {})
+    return files
+
+
+def unix_human(steps):
+    """The same keys at the same pace on the virtual box; writes stamped with the box's
+    clock (its 5 ms steps)."""
+    run = Run()
+    with vbox.VBox() as box:
+        log = []
+        for addr, chip in box.chips.items():
+            def write(data, chip=chip, addr=addr, real=chip.write):
+                log.append(((box.now or 0) * 1000, addr, bytes(data)))
+                return real(data)
+            chip.write = write
+        box.boot()
+        box.advance(300)
+
+        def wait(ms):
+            while ms > 0:
+                box.advance(min(ms, 5))
+                ms -= 5
+        for pause, keys, kind in steps:
+            wait(pause)
+            if kind == "setup":
+                for key in keys:
+                    box.tap(key)
+                wait(500)
+                run.since_us = box.now * 1000
+                continue
+            for key in keys:
+                t0 = box.now
+                n0 = len(log)
+                box.press(key)
+                spent = 0
+                while first_drawn(log, n0) is None and spent < 300:
+                    box.advance(5)
+                    spent += 5
+                drawn = first_drawn(log, n0)
+                if drawn is not None:
+                    run.latency[key_kind(key, kind)].append(drawn[0] / 1000 - t0)
+                wait(max(0, KEY_HOLD_MS - (box.now - t0)))
+                box.release(key)
+                wait(KEY_GAP_MS)
+                run.presses += 1
+            wait(300)
+        wait(3000)
+        run.writes = log
+        run.emulated_ms = box.now - run.since_us / 1000
+        assert box.game()["finished"], "the game did not finish"
     return run
 
 
