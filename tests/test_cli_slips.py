@@ -95,6 +95,10 @@ CASES = [
     (("replay", "dir"), 2, ["dir", "it is a directory"]),
     (("replay", "--runtime", "perl", "game.txt"), 2, ["--runtime", "invalid choice"]),
     (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    # uf2
+    (("uf2", "-o", "dir"), 2, ["dir", "it is a directory"]),
+    (("uf2", "-o", "game.txt"), 2, ["game.txt", "it exists (--force replaces it)"]),
+    (("uf2", "-o", "/proc/box.uf2"), 2, ["/proc", "takes no new files"]),
     # ref
     (("ref", "Z"), 2, ["'Z'", "not a card"]),
     (("ref", "99"), 2, ["'99'", "not a card"]),

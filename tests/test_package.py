@@ -223,6 +223,15 @@ def test_flash_dry_run(pkg):
     assert "would copy" in out and "main.py" in out and "lib/tycoon/game.mpy" in out
 
 
+def test_uf2_writes_the_image_the_package_ships(pkg):
+    out = pkg.matchbox("uf2", "-o", "box.uf2").stdout
+    with open(os.path.join(pkg.work, "box.uf2"), "rb") as f:
+        assert f.read() == pkg.image
+    assert "BOOTSEL" in out
+    again = pkg.matchbox("uf2", "-o", "box.uf2", status=2)
+    assert "box.uf2: it exists (--force replaces it)" in again.stderr
+
+
 def test_wiring_to_a_file(pkg):
     pkg.matchbox("wiring", "-o", "wiring.svg")
     with open(os.path.join(pkg.work, "wiring.svg")) as a, \
