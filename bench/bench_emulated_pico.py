@@ -137,9 +137,10 @@ def _games_files(write):
 
 
 def journal_files(game, undo_every=0, pairs=0):
-    """The games/ files of a box that journalled `game` action by action as keyed: with an
-    UNDO and the action keyed again every `undo_every` actions, and `pairs` undo/redo pairs of
-    the last action at the end. Returns ({path: bytes}, journal lines)."""
+    """The games/ files of a box that journalled `game` action by action as keyed, its resume
+    snapshot included: with an UNDO and the action keyed again every `undo_every` actions, and
+    `pairs` undo/redo pairs of the last action at the end. Returns ({path: bytes}, journal
+    lines)."""
     from tycoon.game import Game
     actions = list(game.actions())
     setup = (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
@@ -150,21 +151,27 @@ def journal_files(game, undo_every=0, pairs=0):
         live.apply(kind, faces, value if explicit else None, seat)
 
     def write(journal):
+        # as the app journals: each line, then the resume snapshot when one is due
         live = Game(*setup)
         journal.start(live)
         for n, action in enumerate(actions, 1):
             again(live, action)
             journal.append(live)
+            journal.checkpoint(live)
             if undo_every and n % undo_every == 0 and n < len(actions):
                 journal.undo(live)
                 live.undo()
+                journal.checkpoint(live)
                 again(live, action)
                 journal.append(live)
+                journal.checkpoint(live)
         for _ in range(pairs):
             journal.undo(live)
             live.undo()
+            journal.checkpoint(live)
             again(live, actions[-1])
             journal.append(live)
+            journal.checkpoint(live)
     files = _games_files(write)
     return files, files["games/current.txt"].count(b"\n")
 # --- counting I2C -----------------------------------------------------------------------------
@@ -553,12 +560,16 @@ def measure(name, uf2, files, steps):
     f.update(engine_steady_heap_bytes=engine["steady_heap"], engine_boot_heap_bytes=engine["boot_heap"])
     f["boot_ms_fresh"], _shown = pico_boot(fw, {})
     f["boot_shows"] = {}
+    f["resume_actions"] = {}
+    f["resume_journal_lines"] = {}
     for key, _label, extra, actions, lines in resumed:
         ms, shown = pico_boot(fw, extra)
         f["boot_ms_resume_" + key] = ms
         f["boot_shows"][key] = shown
-        f["resume_%s_actions" % key] = actions
-        f["resume_%s_journal_lines" % key] = lines
+        f["resume_actions"][key] = actions
+        f["resume_journal_lines"][key] = lines
+    f["resume_longest_actions"] = f["resume_actions"]["longest"]
+    f["resume_longest_journal_lines"] = f["resume_journal_lines"]["longest_journal"]
     run = pico_human(fw, steps)
     from box.keys import DEBOUNCE_MS
     every = []
