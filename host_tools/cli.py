@@ -4,14 +4,36 @@ This is the one place that reports what went wrong: a MatchboxError (host_tools.
 command raises, a usage error, Ctrl-C or SIGTERM become one line on stderr,
 `matchbox COMMAND: what: why`, and the exit status of host_tools.errors; never a traceback.
 """
-import argparse
-import importlib
 import os
 import signal
 import sys
 
-from host_tools import files, resources
-from host_tools.errors import CANNOT, INTERRUPTED, MatchboxError, Stopped, one_line
+
+def _early_interrupt(signum, frame):
+    # Ctrl-C while the command's modules are still being imported, before main() can catch it:
+    # the same one line and status as later (130)
+    words = [a for a in sys.argv[1:] if not a.startswith("-")]
+    try:
+        sys.stderr.write("matchbox%s: stopped: interrupted (Ctrl-C)\n"
+                         % (" " + words[0] if words else ""))
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+# Only when this is the `matchbox` program (the console script, or python -m host_tools.cli),
+# not when a test imports the module.
+if os.path.basename(sys.argv[0] if sys.argv else "") in ("matchbox", "cli.py"):
+    try:
+        signal.signal(signal.SIGINT, _early_interrupt)
+    except ValueError:   # not the main thread
+        pass
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+
+from host_tools import files, resources  # noqa: E402
+from host_tools.errors import CANNOT, INTERRUPTED, MatchboxError, Stopped, one_line  # noqa: E402
 
 # subcommand -> (module, one-line help). A module provides add_arguments(parser) and
 # run(args) -> exit status.
@@ -78,6 +100,10 @@ def say(command, text):
 
 def main(argv=None):
     try:
+        try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)   # KeyboardInterrupt from here
+        except ValueError:   # not the main thread
+            pass
         parser = build_parser()
         args, extra = parser.parse_known_args(argv)
         if extra:   # said by the command's own parser: `matchbox wiring: unrecognized ...`

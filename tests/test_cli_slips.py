@@ -370,7 +370,7 @@ def pico_ready():
 
 
 @pytest.mark.parametrize("argv,after", [
-    (("report", "game.txt", "-o", "game.png"), 0.8),        # drawing the plot
+    (("report", "game.txt", "-o", "game.png"), 0.3),        # starting, or drawing the plot
     (("watch", "--file", "-"), 1.0),                         # waiting for lines on stdin
     (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 1.0),   # the emulator starting
     (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 4.0),   # the emulated box running
