@@ -13,6 +13,8 @@ image or no image at all (the board then imports from /lib, or main.py says what
 """
 import base64
 
+from host_tools.device.image import romfs_size
+
 # The board's side, defined once per deploy. vfs.rom_ioctl(2, 0) is the partition (rp2: an
 # rp2.Flash object with ioctl 4/5 = block count/size, 6 = erase a block; readable as a buffer).
 PROBE = """
@@ -54,12 +56,6 @@ CHUNK = 768   # bytes of the image per command (base64 keeps it short and exact)
 FROZEN_MAIN_BUILD = "MATCHBOX_PICO"   # sys.implementation._build of the base: main.py is frozen
 
 
-def image_length(head):
-    """Length of the ROMFS image whose first bytes are `head`, or None when there is none."""
-    from host_tools.device.image import romfs_size
-    return romfs_size(bytes(head))
-
-
 class Partition:
     """The ROMFS partition of a board: `size`, `block` (erase size), `build` (the board name
     its MicroPython reports), `image_bytes` and `sha256` of the image in it (None: no valid
@@ -69,7 +65,7 @@ class Partition:
         self.build = build
         self.size = size
         self.block = block
-        self.image_bytes = image_length(head)
+        self.image_bytes = romfs_size(bytes(head))
         self.sha256 = None
 
     @property
