@@ -257,15 +257,17 @@ def status_lines(mode, game, journal):
 def explain(readings, errors, mode="play"):
     """A sentence for an error code or an announcement on the displays, else ''.
     `readings`: VBox.displays(); `errors`: firmware_errors(); `mode`: the app's mode."""
-    if len(readings) >= 2 and readings[1].startswith("Err"):
-        for code, text in errors.items():
-            if _reads_as(readings[0], text):
-                words = SETUP_ERROR_HELP.get(code) if mode == "setup" else None
-                return "Error %s: %s" % (text, words or ERROR_HELP.get(code, code))
-        return "Error"
-    if readings:
+    # the code and "Err" on displays 1 and 2, or on 3 and 4 beside the table and the turn
+    for i in range(len(readings) - 1):
+        if readings[i + 1].startswith("Err"):
+            for code, text in errors.items():
+                if _reads_as(readings[i], text):
+                    words = SETUP_ERROR_HELP.get(code) if mode == "setup" else None
+                    return "Error %s: %s" % (text, words or ERROR_HELP.get(code, code))
+            return "Error"
+    for reading in readings:
         for shown, words in ANNOUNCEMENTS.items():
-            if readings[0] == shown:
+            if reading == shown:
                 return words
     return ""
 

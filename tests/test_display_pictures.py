@@ -104,10 +104,10 @@ def test_from_chip_reads_the_ram():
 # What each situation of the docs must show (as the chip model reads it).
 EXPECTED = {
     "setup": ["PL 4", "5Et ", "    ", "    "],
-    "entry": ["----", "3   ", "=9: 1", "P1 F"],
+    "entry": ["----", "P1 F", "3   ", "=9: 1"],
     "table": ["1-9 ", "P2 F", "c 14", "5t 1"],
-    "error": ["LEAd", "Err ", "    ", "    "],
-    "revolution": ["rEuo", "Hi 0", "P2r0", "5-7 "],
+    "error": ["----", "P1 F", "LEAd", "Err "],
+    "revolution": ["5-7 ", "P2r0", "rEuo", "Hi 0"],
     "ranking": ["End ", "1 P1", "2 P2", "3 P3"],
 }
 

@@ -409,9 +409,11 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
     t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
     assert "Game  3 players · leader 1" in t.text()
     t.keys("5")
-    # the entry and its preview ("=5: 0": plays as 5, costs no stick), the table stays
-    t.wait_for(lambda t: t.displays()[1] == ([font.card(5), 0, 0, 0], False))
-    assert t.displays()[:3] == [([font.mask("-")] * 4, False), ([font.card(5), 0, 0, 0], False),
+    # the entry and its preview ("=5: 0": plays as 5, costs no stick), table and turn stay
+    t.wait_for(lambda t: t.displays()[2] == ([font.card(5), 0, 0, 0], False))
+    assert t.displays()[0] == ([font.mask("-")] * 4, False)
+    assert t.readings()[1] == word("P1 F")
+    assert t.displays()[2:] == [([font.card(5), 0, 0, 0], False),
                                 ([font.mask("="), font.card(5), 0, font.card(0)], True)]
     t.keys(" ")
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
@@ -423,10 +425,10 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
 def test_an_error_code_is_shown_and_explained(term):
     t = term()
     t.keys(START + "p")   # the leader may not pass
-    t.wait_for(lambda t: t.readings()[:2] == [word("LEAd"), word("Err")])
+    t.wait_for(lambda t: t.readings() == [word("----"), word("P1 F"), word("LEAd"), word("Err")])
     assert "Error LEAd: " + tui.ERROR_HELP["cannot-pass"] in t.text()
     # the error goes away by itself after a while, on the virtual clock that follows ours
-    t.wait_for(lambda t: t.readings()[0] == word("----"), seconds=6)
+    t.wait_for(lambda t: t.readings()[3] == word("St 1"), seconds=6)
 
 
 def test_resizing_redraws_and_small_terminals_fall_back_to_text(term):
@@ -530,13 +532,13 @@ def test_unplugging_a_display_draws_it_dim_with_a_note(term):
     t = term()
     t.keys(START)
     t.wait_for(lambda t: t.readings()[1] == word("P1 F"))
-    t.send("\x1bOQ")   # F2: display 2 off the bus
+    t.send("\x1bOR")   # F3: display 3 off the bus
     t.wait_for(lambda t: "unplugged" in t.screen.display[2]
-               and t.displays()[1] == ([0, 0, 0, 0], False))
-    assert "Display 2 unplugged" in t.text()
-    t.keys("5")         # the entry goes to display 2: its write fails, the firmware notices
-    t.send("\x1bOQ")   # plugged back in: the firmware sets it up again within a second
-    t.wait_for(lambda t: t.readings()[1] == "5   " and "0x71" in t.screen.display[2])
+               and t.displays()[2] == ([0, 0, 0, 0], False))
+    assert "Display 3 unplugged" in t.text()
+    t.keys("5")         # the entry goes to display 3: its write fails, the firmware notices
+    t.send("\x1bOR")   # plugged back in: the firmware sets it up again within a second
+    t.wait_for(lambda t: t.readings()[2] == "5   " and "0x72" in t.screen.display[2])
 
 
 def test_reading_helpers_agree_with_the_chip_model():

@@ -263,6 +263,7 @@ class VBox(Inputs):
         self.console = []       # other output of the board (prints, tracebacks)
         self.tones = []         # (ms, hz, duty) buzzer changes
         self.naks = {}          # address -> writes that got no ACK
+        self.reads = []         # (ms, address, register, n): I2C reads of a chip's RAM
         self.cut_at = None      # flash units done when a scheduled cut struck
         self._pending = []
         self._buf = b""
@@ -476,6 +477,15 @@ class VBox(Inputs):
                 chip = self.chips.get(int(addr, 16))
                 if chip is None or not chip.write(bytes.fromhex(data)):
                     raise BoxError("the board wrote to %s, which is not on the bus" % addr)
+            elif op == "m":
+                addr, reg, n = rest.split()
+                a = int(addr, 16)
+                chip = self.chips.get(a)
+                data = chip.read(int(reg, 16), int(n)) if chip is not None else None
+                if data is None:
+                    raise BoxError("the board read from %s, which is not on the bus" % addr)
+                self.reads.append((self.now, a, int(reg, 16), int(n)))
+                self._send(["m " + data.hex()])
             elif op == "i":
                 self.now = int(rest)
             elif op == "s":

@@ -266,6 +266,7 @@ class EmulatedPico(Inputs):
         self.probes = {}         # address -> zero-length probes ACKed on the pins (scan)
         self.i2c_writes = 0
         self.writes = []         # (emulated us since power-up, address, bytes), this power-up
+        self.reads = []          # (emulated us, address, register or None, n), this power-up
         self.i2c_bytes = 0
         self.last_state = None
         self.emitted = []        # the state lines the firmware sent on the USB serial
@@ -340,6 +341,7 @@ class EmulatedPico(Inputs):
         self.boots += 1
         self._line = bytearray()
         self.writes = []
+        self.reads = []
         self._send(self._pending + ["B"])
         self._pending = []
         if wait_lit:
@@ -378,6 +380,18 @@ class EmulatedPico(Inputs):
 
     def _queue(self, command):
         self._pending.append(command)   # kept while the chip is off: taken at power-up
+
+    def unplug(self, address):
+        """Pull a display off the bus (its writes and reads get no ACK from now on)."""
+        self.unplugged.add(address)
+        self.chips[address].plugged = False
+        self._queue("u %02x" % address)
+
+    def plug(self, address):
+        """Plug a display back in: the chip powers up dark and blank, as a real one does."""
+        self.unplugged.discard(address)
+        self.chips[address].plugged = True
+        self._queue("p %02x" % address)
 
     def write_serial(self, data):
         """Bytes into the USB CDC serial (what a terminal or mpremote types)."""
@@ -569,6 +583,10 @@ class EmulatedPico(Inputs):
                 self.i2c_writes += 1
                 self.i2c_bytes += len(payload)
                 self._check_lit(int(us) / 1000.0, payload)
+            elif op == "m":
+                addr, reg, n, us = rest.split(" ")
+                self.reads.append((int(us), int(addr, 16), None if reg == "--" else int(reg, 16),
+                                   int(n)))
             elif op == "o":
                 self._serial_in(bytes.fromhex(rest.split(" ")[0]))
             elif op == "i":

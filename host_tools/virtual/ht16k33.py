@@ -19,8 +19,9 @@ lit, and ':' between digits 1 and 2 when the colon is lit. So "F.2:5 " is F with
 
 Set `plugged = False` to pull the backpack off the bus: write() then returns False (a NACK,
 which a bridge turns into OSError) and changes nothing; plugging it back in is a power-on,
-which resets the chip (oscillator and display off, RAM cleared). VirtualBus puts chips
-behind a machine.I2C-like writeto() and scan() for code that wants a bus.
+which resets the chip (oscillator and display off, RAM cleared). read(register, n) answers
+a read of the display RAM (a register write, a repeated start, n bytes). VirtualBus puts chips
+behind a machine.I2C-like writeto(), readfrom_mem_into() and scan() for code that wants a bus.
 
 Plain Python that also runs under MicroPython: the web page (host_tools/web.py) runs this very
 model in the browser, next to the firmware.
@@ -104,6 +105,19 @@ class VirtualHT16K33:
         self.unknown.extend(rest)
         return True
 
+    def read(self, register, n):
+        """One I2C read of n bytes after the pointer was set to `register` (a repeated
+        start); None (a NACK) when unplugged. The pointer auto-increments and wraps."""
+        if not self._plugged:
+            return None
+        p = register & 0x0F
+        out = bytearray(n)
+        for i in range(n):
+            out[i] = self.ram[p]
+            p = (p + 1) & 0x0F
+        self._pointer = p
+        return bytes(out)
+
     @property
     def lit(self):
         """Whether anything can be seen: oscillator running and display on."""
@@ -142,6 +156,14 @@ class VirtualBus:
         if chip is None or not chip.write(buf):
             raise OSError(errno.ENODEV, "no ACK from 0x%02x" % addr)
         return len(buf)
+
+    def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        chip = self.chips.get(addr)
+        data = None if chip is None else chip.read(memaddr, len(buf))
+        if data is None:
+            raise OSError(errno.ENODEV, "no ACK from 0x%02x" % addr)
+        for i in range(len(buf)):
+            buf[i] = data[i]
 
     def scan(self):
         """The addresses that answer: the chips that are plugged in, in order."""

@@ -21,7 +21,8 @@ class Bus:
         for a in addresses:
             self.ram[a] = bytearray(16)
         self.unplugged = set()
-        self.bytes = 0
+        self.bytes = 0   # payload bytes: register or command and data, writes and reads
+        self.reads = 0
 
     def writeto(self, addr, buf):
         if addr not in self.ram or addr in self.unplugged:
@@ -32,6 +33,19 @@ class Bus:
             for i in range(1, len(buf)):
                 ram[(buf[0] + i - 1) & 15] = buf[i]
         return len(buf)
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        if addr not in self.ram or addr in self.unplugged:
+            raise OSError(19)
+        self.reads += 1
+        self.bytes += 1 + len(buf)
+        ram = self.ram[addr]
+        for i in range(len(buf)):
+            buf[i] = ram[(reg + i) & 15]
+
+    def power_cycle(self, addr):
+        """The chip lost power and came back: RAM blank (as far as the box can tell)."""
+        self.ram[addr] = bytearray(16)
 
     def scan(self):
         return [a for a in sorted(self.ram) if a not in self.unplugged]

@@ -78,12 +78,12 @@ def test_resume_shows_the_game():
 def test_a_play_is_previewed_then_accepted():
     app, bus, clock, journal = started()
     press(app, "4")
-    assert screen(app, bus) == "----|4   |=4: 0|P1 F"
+    assert screen(app, bus) == "----|P1 F|4   |=4: 0"
     press(app, "AS", "9")
-    assert screen(app, bus) == "----|4   |=9: 2|P1 F"
+    assert screen(app, bus) == "----|P1 F|4   |=9: 2"
     press(app, "DEL")
     assert app.as_key and app.value == -1
-    assert screen(app, bus) == "----|4   |=_: -|P1 F"   # AS waits for its value
+    assert screen(app, bus) == "----|P1 F|4   |=_: -"   # AS waits for its value
     press(app, "DEL", "DEL")
     press(app, "7", "AS", "C", "PLAY")
     game = app.game
@@ -97,29 +97,29 @@ def test_an_illegal_play_shows_its_code_and_changes_nothing():
     before = to_json(app.game)
     record = journal.record
     press(app, "5", "PLAY")
-    assert screen(app, bus).startswith("Lo  |Err ")
+    assert screen(app, bus) == "1-9 |P2 F|Lo  |Err "   # table and turn stay in view
     assert to_json(app.game) == before and journal.record == record
     clock.now += 2500
     app.step()
-    assert screen(app, bus) == "1-9 |5   |=5: 0|P2 F"   # the entry stays, to mend with DEL
+    assert screen(app, bus) == "1-9 |P2 F|5   |=5: 0"   # the entry stays, to mend with DEL
 
 
 def test_an_armed_as_shows_in_the_preview():
     app, bus, clock, journal = started("players 2\nhands 5 5\n")
     press(app, "1", "2")
-    assert screen(app, bus) == "----|12  |=-: -|P1 F"   # two faces, not one value
+    assert screen(app, bus) == "----|P1 F|12  |=-: -"   # two faces, not one value
     press(app, "AS")
-    assert screen(app, bus) == "----|12  |=_: -|P1 F"   # AS armed: a value key is awaited
+    assert screen(app, bus) == "----|P1 F|12  |=_: -"   # AS armed: a value key is awaited
     press(app, "8")
-    assert screen(app, bus) == "----|12  |=8: 7|P1 F"   # 1 as 8 costs 5, 2 as 8 costs 2
+    assert screen(app, bus) == "----|P1 F|12  |=8: 7"   # 1 as 8 costs 5, 2 as 8 costs 2
     press(app, "DEL", "DEL")
-    assert screen(app, bus) == "----|12  |=-: -|P1 F"   # AS cancelled again
+    assert screen(app, bus) == "----|P1 F|12  |=-: -"   # AS cancelled again
 
 
 def test_as_alone_keeps_the_table_in_view_and_waits():
     app, bus, clock, journal = started()
     press(app, "AS")
-    assert screen(app, bus) == "----|-   |=_: -|P1 F"
+    assert screen(app, bus) == "----|P1 F|-   |=_: -"
 
 
 def test_every_error_code_has_a_display_code():
@@ -137,9 +137,9 @@ def test_every_error_code_has_a_display_code():
 def test_a_key_clears_the_error_at_once():
     app, bus, clock, journal = started()
     press(app, "PASS")
-    assert screen(app, bus).startswith("LEAd|Err")
+    assert screen(app, bus) == "----|P1 F|LEAd|Err "
     press(app, "3")
-    assert screen(app, bus).startswith("----|3   ")
+    assert screen(app, bus) == "----|P1 F|3   |=3: 0"
 
 
 def test_pass_and_return_and_going_out():
@@ -156,17 +156,17 @@ def test_pass_and_return_and_going_out():
 def test_strongest_value_is_announced_and_does_not_block():
     app, bus, clock, journal = started("players 3\n")
     press(app, "F", "PLAY")
-    assert screen(app, bus).startswith("PA55|ALL |P1 F")
+    assert screen(app, bus) == "----|P1 F|PA55|ALL "
     assert app.game.sticks == [1, 2, 2]
     press(app, "3")                   # entry starts at once
-    assert screen(app, bus).startswith("----|3   ")
+    assert screen(app, bus) == "----|P1 F|3   |=3: 0"
 
 
 def test_revolution_is_announced():
     app, bus, clock, journal = started("players 2\nhands 6 6\n")
     press(app, "8", "8", "8", "8", "0", "AS", "8", "PLAY")
     assert app.game.revolution
-    assert screen(app, bus).startswith("rEuo|Hi 0|P2r0")
+    assert screen(app, bus) == "5-8 |P2r0|rEuo|Hi 0"
     clock.now += 2000
     app.step()
     assert screen(app, bus) == "5-8 |P2r0|c  6|5t 1"
@@ -175,9 +175,9 @@ def test_revolution_is_announced():
 def test_five_faces_show_a_point_and_a_sixth_is_refused():
     app, bus, clock, journal = started("players 2\nhands 6 6\n")
     press(app, "8", "8", "8", "8", "8")
-    assert screen(app, bus).split("|")[1] == "8888."
+    assert screen(app, bus).split("|")[2] == "8888."
     press(app, "8")
-    assert app.nfaces == 5 and screen(app, bus).startswith("1-5 ")
+    assert app.nfaces == 5 and screen(app, bus) == "----|P1 F|1-5 |Err "
 
 
 def test_undo_takes_back_actions_to_the_start():
@@ -231,7 +231,7 @@ def test_flash_full_rejects_the_action():
     journal.fail = True
     press(app, "3", "3", "PLAY")
     assert len(app.game) == 0
-    assert screen(app, bus).startswith("FULL")
+    assert screen(app, bus) == "----|P1 F|FULL|Err "
     # the play was drawn before the journal failed: no accept tone, no state line, and the
     # entry is back as it was keyed, so PLAY once there is room makes it
     assert pwm.changes[-1] == (REJECT[0][0], 32768) and emitted == []
@@ -344,11 +344,10 @@ def test_a_display_replugged_while_nothing_changed_lights_again():
     app, bus, clock, journal = started()
     before = screen(app, bus)
     bus.unplugged.add(0x70)       # unplugged and plugged back between two writes:
-    for i in range(16):           # the chip powers up blank, and no write ever failed
-        bus.ram[0x70][i] = 0
+    bus.power_cycle(0x70)         # the chip powers up blank, and no write ever failed
     bus.unplugged.discard(0x70)
     assert screen(app, bus) != before
-    # one display in turn is re-sent every REFRESH_MS: this one's turn comes within a round
+    # one display in turn is checked every REFRESH_MS: this one's turn comes within a round
     for _ in range(len(app.displays)):
         clock.now += A.REFRESH_MS
         app.step()
@@ -357,8 +356,7 @@ def test_a_display_replugged_while_nothing_changed_lights_again():
     assert screen(app, bus) == before
 
 
-def test_the_safeguard_re_sends_one_display_at_a_time():
-    app, bus, clock, journal = started()
+def _logged(bus):
     seen = []
     real = bus.writeto
 
@@ -366,12 +364,36 @@ def test_the_safeguard_re_sends_one_display_at_a_time():
         seen.append((addr, bytes(buf)))
         return real(addr, buf)
     bus.writeto = writeto
+    return seen
+
+
+def test_the_safeguard_reads_one_display_at_a_time_and_writes_nothing():
+    app, bus, clock, journal = started()
+    seen = _logged(bus)
+    reads, sent = bus.reads, bus.bytes
     for _ in range(len(app.displays)):
         clock.now += A.REFRESH_MS
         app.step()
-    # nothing changed on the screen: only the rotation wrote, each display once, 20 bytes
-    assert sorted(a for a, buf in seen if buf == bytes([0x21])) == sorted(bus.ram)
-    assert sum(len(buf) for _a, buf in seen) == 20 * len(app.displays)
+    # nothing changed on the screen: each display's canary read once (register + 2 bytes)
+    assert seen == [] and bus.reads - reads == len(app.displays)
+    assert bus.bytes - sent == 3 * len(app.displays)
+
+
+def test_the_safeguard_re_sends_a_display_that_cannot_be_read():
+    app, bus, clock, journal = started()
+    before = screen(app, bus)
+    seen = _logged(bus)
+
+    def readfrom_mem_into(addr, reg, buf):
+        raise OSError(5)   # a chip or bridge that answers writes but not reads
+    bus.readfrom_mem_into = readfrom_mem_into
+    for _ in range(2 * len(app.displays)):
+        clock.now += A.REFRESH_MS
+        app.step()
+    # each display re-sent at each of its checks (20 payload bytes), none taken offline
+    assert sorted(a for a, buf in seen if buf == bytes([0x21])) == sorted(list(bus.ram) * 2)
+    assert sum(len(buf) for _a, buf in seen) == 20 * 2 * len(app.displays)
+    assert screen(app, bus) == before and app.shown() == len(app.displays)
 
 
 def test_an_undo_the_flash_cannot_take_leaves_game_and_journal_as_they_were():
@@ -382,7 +404,7 @@ def test_an_undo_the_flash_cannot_take_leaves_game_and_journal_as_they_were():
     journal.fail = True
     press(app, "UNDO")
     assert to_json(app.game) == before and journal.record == record
-    assert screen(app, bus).startswith("FULL")
+    assert screen(app, bus).split("|")[2:] == ["FULL", "Err "]
 
 
 def test_setup_refuses_hands_bigger_than_the_deck():
@@ -411,7 +433,7 @@ def test_face_keys_of_a_seat_that_must_return_are_refused():
     assert app.game.must_return() and app.game.turn == 1
     press(app, "5")
     assert app.nfaces == 0
-    assert screen(app, bus).startswith("rEtn|Err ")
+    assert screen(app, bus) == "----|P1 F|rEtn|Err "
     press(app, "PLAY")                 # PLAY confirms the return
     assert app.game.last_action()[0] == 2   # RETURN
 
@@ -534,7 +556,7 @@ def test_boot_without_room_to_keep_the_damage_says_full_and_lost():
         assert screen(app, bus) == "FULL|Lo5t|   3|    "
         press(app, "PLAY")
         press(app, "PASS")          # cannot be kept: refused as on a full flash
-        assert len(app.game) == 2 and screen(app, bus).startswith("FULL|Err ")
+        assert len(app.game) == 2 and screen(app, bus).split("|")[2:] == ["FULL", "Err "]
         store.budget = None         # room again: the damage is kept, then the action
         press(app, "PASS")
         assert len(app.game) == 3

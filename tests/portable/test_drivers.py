@@ -4,6 +4,10 @@ import sys
 from box import buzzer, font, keys, pincheck, pins
 from box.ht16k33 import HT16K33, RETRY_MS
 
+# What init() writes to a blank display: the RAM address, 14 blank bytes, the canary in
+# RAM 14 and 15 (COM7, wired to no segment).
+CANARY_RAM = bytes(15) + b"\xa5\x5a"
+
 MPY = sys.implementation.name == "micropython"
 
 # The card shapes of the rules (segments a = bit 0 ... g = bit 6), faces 0-F, G, H.
@@ -52,6 +56,8 @@ class FakeChip:
         self.record = True
         self.fail = False
         self.short_ack = False
+        self.noread = False  # answers writes, not reads
+        self.reads = 0
         self.attempts = 0
         self.bytes = 0
 
@@ -68,6 +74,14 @@ class FakeChip:
             for i in range(1, len(buf)):
                 self.ram[(buf[0] + i - 1) & 15] = buf[i]
         return len(buf)
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        self.attempts += 1
+        if self.fail or self.noread or addr != self.address:
+            raise OSError(5)  # EIO
+        self.reads += 1
+        for i in range(len(buf)):
+            buf[i] = self.ram[(reg + i) & 15]
 
     def take(self):
         out = self.log
@@ -185,7 +199,7 @@ def test_init_sequence():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
     assert d.online
-    assert chip.take() == [b"\x21", bytes(17), b"\x81", b"\xef"]
+    assert chip.take() == [b"\x21", CANARY_RAM, b"\x81", b"\xef"]
     assert d.bytes_written == 1 + 17 + 1 + 1
 
 
@@ -315,7 +329,7 @@ def test_show_sends_the_fewest_bus_bytes_in_the_fewest_writes():
 def test_brightness_and_blink_commands():
     chip = FakeChip(0x71)
     d = HT16K33(chip, 0x71, brightness=4)
-    assert chip.take() == [b"\x21", bytes(17), b"\x81", b"\xe4"]
+    assert chip.take() == [b"\x21", CANARY_RAM, b"\x81", b"\xe4"]
     d.brightness(3)
     d.blink(2)
     d.brightness(99)
@@ -350,7 +364,53 @@ def test_text_layout():
     d.colon(False)
     assert d.ram[4] == 0
     d.clear()
-    assert d.ram == bytearray(16)
+    assert d.ram == bytearray(CANARY_RAM[1:])   # blank: nothing but the canary
+
+
+def test_check_reads_the_canary_and_writes_nothing_while_it_is_there():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    d.text("12")
+    d.show()
+    chip.take()
+    assert d.check() is True
+    assert chip.reads == 1 and chip.take() == []
+
+
+def test_check_re_sends_a_chip_that_lost_power():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70, brightness=7)
+    d.text("3")
+    d.show()
+    chip.ram[:] = bytes(16)   # powered up again: blank, oscillator off
+    chip.take()
+    assert d.check() is True
+    image = bytearray(CANARY_RAM)
+    image[1] = 0x4F
+    assert chip.take() == [b"\x21", bytes(image), b"\x81", b"\xe7"]
+    assert d.check() is True and chip.take() == []   # the canary is back
+
+
+def test_check_re_sends_a_chip_that_cannot_be_read_and_stays_online():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    chip.noread = True
+    chip.take()
+    for _ in range(2):
+        assert d.check() is True and d.online
+        assert [w[:1] for w in chip.take()] == [b"\x21", b"\x00", b"\x81", b"\xef"]
+    assert chip.reads == 0
+
+
+def test_check_of_a_chip_that_went_away_takes_it_offline():
+    chip = FakeChip()
+    d = HT16K33(chip, 0x70)
+    chip.fail = True
+    assert d.check() is False and not d.online and d.errors == 1
+    chip.fail = False
+    assert d.service(0) is False   # the retry clock starts
+    assert d.service(RETRY_MS) is True
+    assert d.check() is True and chip.reads == 1   # still read, not re-sent
 
 
 def test_offline_then_recovery_rewrites_everything():
@@ -377,7 +437,7 @@ def test_offline_then_recovery_rewrites_everything():
     chip.take()
     assert d.service(1000 + 2 * RETRY_MS) is True
     assert d.online
-    image = bytearray(17)
+    image = bytearray(CANARY_RAM)
     image[1] = 0x4F  # "3" at RAM 0
     image[3] = 0x66  # "4" at RAM 2
     assert chip.take() == [b"\x21", bytes(image), b"\x83", b"\xe7"]

@@ -22,11 +22,11 @@ from tycoon.state import to_json
 ERROR_MS = const(2000)
 ANNOUNCE_MS = const(1500)
 PAGE_MS = const(2000)
-# Every REFRESH_MS one display in turn gets its setup and whole RAM again (4 writes, 24 bytes
-# on the bus): a chip unplugged and plugged back between two writes powers up dark and
-# blank, and no write failed to tell. With four displays each is re-sent once a minute; a
-# display that misses a write is retried every second (box.ht16k33) and does not wait for
-# its turn.
+# Every REFRESH_MS one display in turn is checked (HT16K33.check(): its canary read back, 5
+# bytes on the bus; its setup and whole RAM sent again, 24 bytes, only when the canary is
+# gone): a chip unplugged and plugged back between two writes powers up dark, and no write
+# failed to tell. With four displays each is checked once a minute; a display that misses a
+# write is retried every second (box.ht16k33) and does not wait for its turn.
 REFRESH_MS = const(15000)
 
 # Error code -> 4 characters on the display (see README: error codes).
@@ -154,8 +154,7 @@ class App:
             self.refresh_at = now
             d = self.displays[self.refresh_next]
             self.refresh_next = (self.refresh_next + 1) % len(self.displays)
-            if d.online:
-                d.init()
+            d.check()
         self.buzzer.service(now)
 
     def key(self, event, now=None):

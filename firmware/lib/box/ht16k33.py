@@ -1,18 +1,23 @@
 """One HT16K33 4-digit 7-segment backpack (Adafruit 0.56" layout) on an injected I2C bus.
 
-The I2C object only needs `writeto(addr, buf)` (MicroPython's machine.I2C). Drawing calls
-(raw, text, colon, clear) change a RAM image in memory; show() sends only the bytes that
-changed, in as few writes as make the fewest bytes on the bus. Each write costs 2 bytes
-besides its data (the chip's I2C address and the RAM address), so two changed runs share one
-write, the unchanged bytes between them sent again, when that gap is at most 2 bytes (at 2
-the bus bytes are the same, and one write fewer is quicker): one changed digit is a write of
-3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of 5, a whole new content one
-write of 11. A bus error never reaches the caller: the display goes offline, and
-service(now_ms) tries again at most every RETRY_MS, re-initialising the chip and rewriting
-its RAM once it answers. A display unplugged and plugged back while nothing changed raises
-no error, yet comes back dark (a chip powers up off and blank): init() re-sends its setup
-and whole RAM (4 writes, 24 bytes on the bus), and the app calls it for one display in turn
-every few seconds (box.app REFRESH_MS).
+The I2C object needs `writeto(addr, buf)` and `readfrom_mem_into(addr, reg, buf)`
+(MicroPython's machine.I2C). Drawing calls (raw, text, colon, clear) change a RAM image in
+memory; show() sends only the bytes that changed, in as few writes as make the fewest bytes on
+the bus. Each write costs 2 bytes besides its data (the chip's I2C address and the RAM
+address), so two changed runs share one write, the unchanged bytes between them sent again,
+when that gap is at most 2 bytes (at 2 the bus bytes are the same, and one write fewer is
+quicker): one changed digit is a write of 3 bus bytes, two neighbouring digits (RAM 0 and 2)
+one write of 5, a whole new content one write of 11. A bus error never reaches the caller:
+the display goes offline, and service(now_ms) tries again at most every RETRY_MS,
+re-initialising the chip and rewriting its RAM once it answers.
+
+A display unplugged and plugged back while nothing changed raises no error, yet comes back
+dark (a chip powers up off, its RAM not ours). check() finds that out cheaply: the last two
+RAM bytes (COM7, which the backpack does not wire to any segment) hold a canary that init()
+writes with the rest; check() reads them back (5 bytes on the bus) and calls init() (4
+writes, 24 bytes) only when they are gone. A chip that answers writes but not reads is
+re-initialised at each check instead. The app calls check() for one display in turn every
+few seconds (box.app REFRESH_MS).
 """
 try:
     from micropython import const
@@ -31,6 +36,9 @@ _COLON_BIT = const(0x02)
 _DP = const(0x80)
 RETRY_MS = const(1000)
 _MERGE_GAP = const(2)  # unchanged bytes between two changed runs still sent in one write
+_CANARY_AT = const(14)  # RAM 14 and 15 (COM7): lit by nothing, read back by check()
+_CANARY_0 = const(0xA5)
+_CANARY_1 = const(0x5A)
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
 
 
@@ -45,7 +53,11 @@ class HT16K33:
         self.bytes_written = 0  # payload bytes accepted by the bus (commands and RAM)
         self.errors = 0  # bus errors seen
         self.ram = bytearray(16)  # wanted RAM image; read it, draw with the methods below
+        self.ram[_CANARY_AT] = _CANARY_0
+        self.ram[_CANARY_AT + 1] = _CANARY_1
         self._chip = bytearray(16)  # what the chip holds as far as we know
+        self._back = bytearray(2)  # the canary as read back
+        self._readable = True  # the chip answered reads (or has not been asked yet)
         self._tx = bytearray(17)
         mv = memoryview(self._tx)
         self._views = tuple(mv[:n] for n in range(18))  # prefixes, so writes never allocate
@@ -125,6 +137,23 @@ class HT16K33:
             self._fail()
         return self.online
 
+    def check(self):
+        """Make sure a display that is online still holds its setup and RAM: read the canary
+        back and re-initialise the chip when it is gone; returns online. Never raises."""
+        if not self.online:
+            return False
+        if self._readable:
+            try:
+                self.i2c.readfrom_mem_into(self.address, _CANARY_AT, self._back)
+                back = self._back
+                if back[0] == _CANARY_0 and back[1] == _CANARY_1:
+                    return True
+            except OSError:
+                if self.init():
+                    self._readable = False  # answers writes, not reads: re-send at each check
+                return self.online
+        return self.init()
+
     def brightness(self, n):
         """Set the brightness 0 (dimmest, not off) .. 15 (brightest)."""
         self._brightness = min(max(n, 0), 15)
@@ -148,7 +177,7 @@ class HT16K33:
 
     def clear(self):
         """Blank every digit, point and the colon."""
-        for i in range(16):
+        for i in range(_CANARY_AT):
             self.ram[i] = 0
 
     def text(self, s, right=False):

@@ -34,12 +34,21 @@ def draw(app):
     """Draw the panels of the app's mode; returns how many."""
     buf = app.buf
     nd = app.shown()   # the displays that answer
-    if app.overlay == ERROR:
+    # With four displays during a game, the table and the turn stay on displays 1 and 2 and
+    # everything else comes and goes on 3 and 4: less changes at each key (docs/display.md).
+    fixed = nd >= 4 and app.mode == PLAY and app.overlay != NOTICE
+    if fixed and app.overlay == ERROR:
+        table(app, 0)
+        turn(app, 1)
+        panels.text(buf, 2, app.err)
+        panels.text(buf, 3, b"Err")
+        n = 4
+    elif app.overlay == ERROR:
         panels.text(buf, 0, app.err)
         panels.text(buf, 1, b"Err")
         n = 2
     elif app.overlay == ANNOUNCE:
-        n = announcement(app)
+        n = announcement(app, fixed)
     elif app.overlay == NOTICE:
         n = notice(app)
     elif app.mode == SETUP:
@@ -52,12 +61,17 @@ def draw(app):
         n = ranking(app)
     elif app.nfaces or app.as_key:
         # the entry first; with three or more displays the table stays in view
-        if nd >= 3:
+        if nd >= 4:
+            table(app, 0)
+            turn(app, 1)
+            faces(app, 2)
+            preview(app, 3)
+            n = 4
+        elif nd == 3:
             table(app, 0)
             faces(app, 1)
             preview(app, 2)
-            turn(app, 3)
-            n = min(nd, 4)
+            n = 3
         else:
             faces(app, 0)
             preview(app, 1)
@@ -186,26 +200,32 @@ def notice(app):
     return n
 
 
-def announcement(app):
-    """A revolution, a forced pass, a seat going out or the end, with the turn and table."""
+def announcement(app, fixed):
+    """A revolution, a forced pass, a seat going out or the end, with the turn and table:
+    announced first, or after them (`fixed`: four displays, table and turn in place)."""
     buf = app.buf
     events = app.event
     game = app.game
     if events & rules.FINISHED:
         return ranking(app)
+    a = 2 if fixed else 0
     if events & rules.OUT:
-        panels.text(buf, 0, b"out")
-        panels.text(buf, 1, b"P")
-        panels.number(buf, 1, 1, 1, game.ranking[-1])
+        panels.text(buf, a, b"out")
+        panels.text(buf, a + 1, b"P")
+        panels.number(buf, a + 1, 1, 1, game.ranking[-1])
     elif events & rules.FORCED:
-        panels.text(buf, 0, b"PASS")
-        panels.text(buf, 1, b"ALL")
+        panels.text(buf, a, b"PASS")
+        panels.text(buf, a + 1, b"ALL")
     else:
-        panels.text(buf, 0, b"rEuo")
-        panels.text(buf, 1, b"Hi")
-        panels.card(buf, 1, 3, game.strongest())
-    turn(app, 2)
-    table(app, 3)
+        panels.text(buf, a, b"rEuo")
+        panels.text(buf, a + 1, b"Hi")
+        panels.card(buf, a + 1, 3, game.strongest())
+    if fixed:
+        table(app, 0)
+        turn(app, 1)
+    else:
+        turn(app, 2)
+        table(app, 3)
     return 4
 
 

@@ -2,7 +2,7 @@
 
 Runs under the MicroPython unix port next to the real firmware. Every part the firmware
 touches talks to the host over stdio in text lines (protocol: docs/simulator.md):
-I2C writes go out as `@w`, the main loop's idle() hands control to the host (`@i`) and
+I2C writes go out as `@w` (a read asks the host, `@m`), the main loop's idle() hands control to the host (`@i`) and
 the host answers with commands (keys, unplugged displays, time to run, dumps). Key and
 button states become pin levels, so the firmware's own matrix scan and debouncing run.
 """
@@ -133,6 +133,21 @@ class I2C:
         self._check(addr)
         for i in range(len(buf)):
             buf[i] = 0  # the HT16K33 key RAM of a backpack without keys
+
+    def readfrom_mem_into(self, addr, memaddr, buf, addrsize=8):
+        """Set the chip's address pointer, then read len(buf) bytes (a repeated start): the
+        host's model of the chip answers (`@m`, then the board waits for `m HEX`)."""
+        self._check(addr)
+        send("m %02x %02x %d" % (addr, memaddr, len(buf)))
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                sys.exit(0)  # the host went away
+            if line.startswith("m "):
+                break
+        data = binascii.unhexlify(line[2:].strip())
+        for i in range(len(buf)):
+            buf[i] = data[i]
 
     def readfrom(self, addr, n, stop=True):
         buf = bytearray(n)

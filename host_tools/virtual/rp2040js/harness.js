@@ -9,7 +9,8 @@
 //   O                 power off (a power cut: the chip stops where it is)
 //   t MS              run MS emulated milliseconds, then answer "@i MS_SINCE_POWER_ON FLASH_OPS"
 //   k NAME 0|1        release / press a key (nets resolved on every GPIO change)
-//                     (answers: @w AA HEX US an I2C write at US emulated microseconds, @o HEX US
+//                     (answers: @w AA HEX US an I2C write at US emulated microseconds, @m AA RR N
+//                     US a read of N bytes of a display's RAM from RR, @o HEX US
 //                     serial bytes, @f e|p OFFSET COUNT a flash op, @b MS HZ DUTY the buzzer)
 //   d AA,BB           the display addresses on the bus (hex); u AA / p AA unplug / replug
 //   c N               cut the power before the (N+1)-th flash erase/program from now (-1: never)
@@ -105,6 +106,15 @@ let mcu = null;
 let cdc = null;
 let halted = null; // why the chip stopped: 'cut', 'off'
 let watchdogFired = false;
+
+// What each display's chip holds, so that a read of its RAM gets an answer at once (the
+// Python side keeps the model of record; this mirror follows the same writes and is blanked
+// where the chip powers up: a new chip, a replug, a watchdog reset).
+let chips = new Map();
+function chipRam(addr) {
+  if (!chips.has(addr)) chips.set(addr, { ram: new Uint8Array(16), pointer: 0, writing: false });
+  return chips.get(addr);
+}
 
 function acks(addr) {
   return devices.has(addr) && !unplugged.has(addr);
@@ -246,6 +256,7 @@ function watchBuzzer() {
 }
 
 function powerOn() {
+  chips = new Map();
   mcu = new RP2040();
   mcu.loadBootrom(bootrom);
   mcu.flash.set(flash);
@@ -270,21 +281,46 @@ function powerOn() {
   };
   const i2c = mcu.i2c[pinmap.i2c.id];
   let cur = null;
-  i2c.onStart = () => i2c.completeStart();
+  let pointerSet = null; // a write of only a RAM address, then a repeated start: a read follows
+  i2c.onStart = (restart) => {
+    pointerSet = restart && cur && !cur.read && cur.data.length === 1 ? cur : null;
+    if (pointerSet) cur = null;
+    i2c.completeStart();
+  };
   i2c.onConnect = (addr, mode) => {
-    const ack = mode === 0 && acks(addr);
-    cur = ack ? { addr, data: [] } : null;
+    const ack = acks(addr);
+    if (!ack) cur = null;
+    else if (mode === 0) cur = { addr, data: [] };
+    else cur = { addr, read: true, reg: chipRam(addr).pointer, n: 0 };
     if (!ack) send('@n ' + hex2(addr));
     i2c.completeConnect(ack);
   };
   i2c.onWriteByte = (b) => {
-    if (cur) cur.data.push(b);
+    if (cur) {
+      const chip = chipRam(cur.addr);
+      if (cur.data.length === 0) chip.writing = b <= 0x0f;
+      if (chip.writing && cur.data.length === 0) chip.pointer = b;
+      else if (chip.writing) { chip.ram[chip.pointer] = b; chip.pointer = (chip.pointer + 1) & 15; }
+      cur.data.push(b);
+    }
     i2c.completeWrite(!!cur);
   };
-  i2c.onReadByte = () => i2c.completeRead(0xff);
+  i2c.onReadByte = () => {
+    if (!cur || !cur.read) return i2c.completeRead(0xff);
+    const chip = chipRam(cur.addr);
+    const b = chip.ram[chip.pointer];
+    chip.pointer = (chip.pointer + 1) & 15;
+    cur.n++;
+    i2c.completeRead(b);
+  };
   i2c.onStop = () => {
-    if (cur) send('@w ' + hex2(cur.addr) + ' ' + hex(cur.data) + ' ' + Math.floor(mcu.clock.nanos / 1000));
+    const us = Math.floor(mcu.clock.nanos / 1000);
+    if (cur && cur.read) {
+      // RR is '--' for a read with no pointer write before it (no register byte on the bus)
+      send('@m ' + hex2(cur.addr) + ' ' + (pointerSet ? hex2(cur.reg) : '--') + ' ' + cur.n + ' ' + us);
+    } else if (cur) send('@w ' + hex2(cur.addr) + ' ' + hex(cur.data) + ' ' + us);
     cur = null;
+    pointerSet = null;
     i2c.completeStop();
   };
   const pins = ROWS.concat(COLS, Object.values(BUTTONS), [SDA, SCL]);
@@ -422,6 +458,7 @@ function command(line) {
       break;
     case 'p':
       unplugged.delete(parseInt(args[0], 16));
+      chips.delete(parseInt(args[0], 16));
       break;
     case 'c':
       cutBudget = Number(args[0]);
