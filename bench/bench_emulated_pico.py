@@ -251,17 +251,32 @@ def adafruit_bytes(writes, since_us=0):
     return bus.bytes + bus.writes, bus.bytes
 
 
-def ours_bytes(writes, since_us=0):
-    """Our writes from `since_us` on: (bytes on the bus, one address byte per write
-    included; payload bytes only)."""
+def read_bytes(reads, since_us=0):
+    """Reads of a display's RAM from `since_us` on: (bytes on the bus: the address byte of
+    the pointer write and of the read, the register, the data; payload bytes: register and
+    data). `reads`: (us, address, register or None, n)."""
+    bus = payload = 0
+    for us, _a, reg, n in reads:
+        if us >= since_us:
+            sent = (0 if reg is None else 1) + n
+            bus += sent + (1 if reg is None else 2)
+            payload += sent
+    return bus, payload
+
+
+def ours_bytes(writes, since_us=0, reads=()):
+    """Our writes (and reads) from `since_us` on: (bytes on the bus, the address byte of each
+    transfer included; payload bytes only)."""
     sent = [len(data) for us, _a, data in writes if us >= since_us]
-    return sum(sent) + len(sent), sum(sent)
+    rbus, rpayload = read_bytes(reads, since_us)
+    return sum(sent) + len(sent) + rbus, sum(sent) + rpayload
 
 
-def refresh_bytes(writes, since_us=0):
-    """Bytes of the displays' re-initialisations (the oscillator command 0x21 and the writes
-    to that display within 2 ms after it): the safeguard against a chip that lost power.
-    Returns (bytes on the bus, address bytes included; payload bytes only)."""
+def refresh_bytes(writes, since_us=0, reads=()):
+    """Bytes of the safeguard against a chip that lost power: the canary reads (every read
+    of a display's RAM) and the displays' re-initialisations (the oscillator command 0x21
+    and the writes to that display within 2 ms after it). Returns (bytes on the bus, address
+    bytes included; payload bytes only)."""
     total = 0
     count = 0
     started = {}
@@ -273,7 +288,8 @@ def refresh_bytes(writes, since_us=0):
         if us >= since_us:
             total += len(data)
             count += 1
-    return total + count, total
+    rbus, rpayload = read_bytes(reads, since_us)
+    return total + count + rbus, total + rpayload
 
 
 # --- frames ---------------------------------------------------------------------------------------
@@ -395,6 +411,7 @@ class Run:
         self.flash = {"action": [], "undo": []}
         self.presses = 0
         self.writes = []
+        self.reads = []
         self.since_us = 0
         self.emulated_ms = 0
 
@@ -458,6 +475,7 @@ def pico_human(fw, steps):
                 sum(1 for k, _o, _c in ops if k == "e"), sum(c for k, _o, c in ops if k == "p")))
         pico.advance(3000)   # the last announcement ends
         run.writes = list(pico.writes)
+        run.reads = list(pico.reads)
         run.emulated_ms = pico.now - run.since_us / 1000
         assert pico.last_state and pico.last_state["finished"], "the game did not finish"
     return run
@@ -517,6 +535,7 @@ def unix_human(steps):
             wait(300)
         wait(3000)
         run.writes = log
+        run.reads = [(ms * 1000, a, reg, n) for ms, a, reg, n in box.reads]
         run.emulated_ms = box.now - run.since_us / 1000
         assert box.game()["finished"], "the game did not finish"
     return run
@@ -580,13 +599,13 @@ def measure(name, uf2, files, steps):
                                             len(lat)] if lat else None
     f["key_to_display_ms_median"] = round(statistics.median(every), 1)
     f["key_to_display_ms_max"] = round(max(every), 1)
-    ours, ours_payload = ours_bytes(run.writes, run.since_us)
+    ours, ours_payload = ours_bytes(run.writes, run.since_us, run.reads)
     ada, ada_payload = adafruit_bytes(run.writes, run.since_us)
     f.update(i2c_ratio_vs_adafruit=round(ours / ada, 3) if ada else None, i2c_bytes_ours=ours,
              i2c_bytes_adafruit=ada, i2c_payload_ours=ours_payload,
              i2c_payload_adafruit=ada_payload,
              i2c_payload_ratio_vs_adafruit=round(ours_payload / ada_payload, 3) if ada_payload else None,
-             i2c_bytes_safeguard=refresh_bytes(run.writes, run.since_us)[0],
+             i2c_bytes_safeguard=refresh_bytes(run.writes, run.since_us, run.reads)[0],
              key_presses=run.presses, emulated_s=round(run.emulated_ms / 1000, 1))
     for kind in ("action", "undo"):
         rows = run.flash[kind]

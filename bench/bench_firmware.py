@@ -39,9 +39,9 @@ def human_game_i2c():
     import bench_emulated_pico as bep
     steps, game = bep.human_game()
     run = bep.unix_human(steps)
-    ours, ours_payload = bep.ours_bytes(run.writes, run.since_us)
+    ours, ours_payload = bep.ours_bytes(run.writes, run.since_us, run.reads)
     ada, ada_payload = bep.adafruit_bytes(run.writes, run.since_us)
-    safeguard, safeguard_payload = bep.refresh_bytes(run.writes, run.since_us)
+    safeguard, safeguard_payload = bep.refresh_bytes(run.writes, run.since_us, run.reads)
     ratio = ours / ada
     print("  I2C bytes, human-paced game (%d key presses over %.0f s): ours %d B (%d B), Adafruit "
           "Seg7x4 %d B (%d B): ratio %.2fx (%.2fx); goal <= %.2fx with the address bytes: %s" % (
