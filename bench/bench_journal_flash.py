@@ -144,8 +144,9 @@ def box_journal(setup_game, ops, snapshot=True):
         journal.checkpoint(game)
         for op in ops:
             if op is None:
-                journal.undo(game)
+                last = game.last_action()
                 game.undo()
+                journal.undo(game, last)
             else:
                 kind, _seat, faces, value, explicit = op
                 game.apply(kind, faces, value if explicit else None)

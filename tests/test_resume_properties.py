@@ -51,8 +51,9 @@ def test_snapshot_and_tail_give_the_game_of_a_full_replay(seed, actions, undo_ch
         journal.checkpoint(game)
         for what, action in ops:
             if what == "undo":
-                journal.undo(game)
+                last = game.last_action()
                 game.undo()
+                journal.undo(game, last)
             else:
                 eh.apply(game, action)
                 journal.append(game)

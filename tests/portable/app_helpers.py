@@ -101,7 +101,10 @@ class Journal:
         actions = list(game.actions())
         self.record += notation.action_text(*actions[-1])
 
-    def undo(self, game):
+    def undo(self, game, last):
+        if self.fail:   # as the real one: the action taken back is made again
+            kind, seat, faces, value, explicit = last
+            game.apply(kind, faces, value if explicit else None, seat)
         self._check()
         self.record += "undo\n"
 

@@ -19,7 +19,7 @@ def started(record=TWO, ndisplays=4):
 
 def test_boot_without_game_opens_setup_with_defaults():
     app, bus, clock, journal = make_box()
-    assert app.mode == A.SETUP
+    assert app.view.mode == A.SETUP
     assert screen(app, bus) == "PL 4|5Et |    |    "
     assert journal.forgotten == 1   # the record reader is let go once boot has read the journal
 
@@ -27,7 +27,7 @@ def test_boot_without_game_opens_setup_with_defaults():
 def test_setup_menu_defaults_start_a_four_player_game():
     app, bus, clock, journal = make_box()
     press(app, *(["PLAY"] * 9))   # players, dealer, G/H, revolution, sticks, 4 hands
-    assert app.mode == A.PLAY
+    assert app.view.mode == A.PLAY
     game = app.game
     assert game.players == 4 and list(game.hands) == [14, 14, 14, 14]
     assert journal.record.startswith("players 4\n")
@@ -71,7 +71,7 @@ def test_the_last_setup_is_remembered():
 
 def test_resume_shows_the_game():
     app, bus, clock, journal = started(TWO + "play 3\n")
-    assert app.mode == A.PLAY
+    assert app.view.mode == A.PLAY
     assert screen(app, bus) == "1-3 |P2 F|c  3|5t 1"
 
 
@@ -82,7 +82,7 @@ def test_a_play_is_previewed_then_accepted():
     press(app, "AS", "9")
     assert screen(app, bus) == "----|P1 F|4   |=9: 2"
     press(app, "DEL")
-    assert app.as_key and app.value == -1
+    assert app.entry.as_key and app.entry.declared == -1
     assert screen(app, bus) == "----|P1 F|4   |=_: -"   # AS waits for its value
     press(app, "DEL", "DEL")
     press(app, "7", "AS", "C", "PLAY")
@@ -149,7 +149,7 @@ def test_pass_and_return_and_going_out():
     assert app.game.must_return()
     assert screen(app, bus) == "----|P1 F|rEtn|5t 1"
     press(app, "PLAY")                # PLAY confirms the return: seat 1 is out, game over
-    assert app.mode == A.FINISHED
+    assert app.view.mode == A.FINISHED
     assert screen(app, bus) == "End |1 P1|2 P2|    "
 
 
@@ -177,7 +177,7 @@ def test_five_faces_show_a_point_and_a_sixth_is_refused():
     press(app, "8", "8", "8", "8", "8")
     assert screen(app, bus).split("|")[2] == "8888."
     press(app, "8")
-    assert app.nfaces == 5 and screen(app, bus) == "----|P1 F|1-5 |Err "
+    assert app.entry.n == 5 and screen(app, bus) == "----|P1 F|1-5 |Err "
 
 
 def test_undo_takes_back_actions_to_the_start():
@@ -212,14 +212,14 @@ def test_undo_with_nothing_to_take_back_sounds_the_low_tone():
     assert len(app.game) == 0 and pwm.changes[-1] == (REJECT[0][0], 32768)
     pwm.changes = []
     press(app, "3", "UNDO")          # an entry to clear: no tone
-    assert pwm.changes == [] and app.nfaces == 0
+    assert pwm.changes == [] and app.entry.n == 0
 
 
 def test_undo_clears_an_entry_first():
     app, bus, clock, journal = started()
     press(app, "3", "PLAY", "4")
     press(app, "UNDO")
-    assert app.nfaces == 0 and len(app.game) == 1
+    assert app.entry.n == 0 and len(app.game) == 1
 
 
 def test_flash_full_rejects_the_action():
@@ -235,7 +235,7 @@ def test_flash_full_rejects_the_action():
     # the play was drawn before the journal failed: no accept tone, no state line, and the
     # entry is back as it was keyed, so PLAY once there is room makes it
     assert pwm.changes[-1] == (REJECT[0][0], 32768) and emitted == []
-    assert (app.nfaces, app.as_key, app.value) == (2, False, -1)
+    assert (app.entry.n, app.entry.as_key, app.entry.declared) == (2, False, -1)
     journal.fail = False
     press(app, "PLAY")
     assert len(app.game) == 1 and len(emitted) == 1
@@ -268,7 +268,7 @@ def test_quick_reference_cycles_values_and_costs():
     press(app, "3")
     assert screen(app, bus).startswith("3-6.1")
     press(app, "MENU")
-    assert app.mode == A.PLAY
+    assert app.view.mode == A.PLAY
 
 
 def test_one_display_pages_through_the_panels():
@@ -299,9 +299,9 @@ def test_long_menu_opens_setup_and_a_new_game_archives_the_old():
     app, bus, clock, journal = started()
     press(app, "3", "PLAY")
     press(app, "MENU:long")
-    assert app.mode == A.SETUP
+    assert app.view.mode == A.SETUP
     press(app, "2", *(["PLAY"] * 7))
-    assert app.mode == A.PLAY and len(app.game) == 0
+    assert app.view.mode == A.PLAY and len(app.game) == 0
     assert journal.archived and "1: play 3" in journal.archived[0]
 
 
@@ -411,17 +411,17 @@ def test_setup_refuses_hands_bigger_than_the_deck():
     app, bus, clock, journal = make_box()
     press(app, "2", "PLAY", "PLAY", "PLAY", "PLAY", "PLAY")   # 2 players, on to the hands
     press(app, "4", "0", "PLAY", "4", "0", "PLAY")            # 40 + 40 > 56 cards
-    assert app.mode == A.SETUP and app.game is None
+    assert app.view.mode == A.SETUP and app.game is None
     assert screen(app, bus).startswith("CArd|Err ")
     press(app, "1", "5", "PLAY")                              # 40 + 15 fits
-    assert app.mode == A.PLAY and list(app.game.hands) == [40, 15]
+    assert app.view.mode == A.PLAY and list(app.game.hands) == [40, 15]
 
 
 def test_a_new_game_the_flash_cannot_take_keeps_the_menu_open():
     app, bus, clock, journal = make_box()
     journal.fail = True
     press(app, *(["PLAY"] * 9))
-    assert app.mode == A.SETUP and app.game is None
+    assert app.view.mode == A.SETUP and app.game is None
     assert screen(app, bus).startswith("FULL")
 
 
@@ -432,7 +432,7 @@ def test_face_keys_of_a_seat_that_must_return_are_refused():
     press(app, "PASS")                 # seat 2 passes: the trick clears, seat 1 leads
     assert app.game.must_return() and app.game.turn == 1
     press(app, "5")
-    assert app.nfaces == 0
+    assert app.entry.n == 0
     assert screen(app, bus) == "----|P1 F|rEtn|Err "
     press(app, "PLAY")                 # PLAY confirms the return
     assert app.game.last_action()[0] == 2   # RETURN

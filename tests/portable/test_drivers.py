@@ -739,3 +739,20 @@ def test_pin_map_problems_are_found():
     errs = pincheck.problems(m)
     assert len(errs) == 5, errs
     assert pins.buzzer_gpio(m) is None
+
+
+def test_display_kinds_come_from_the_map():
+    """A display without a kind is an HT16K33; a kind with no driver is a problem the
+    self-test names, and the runtime refuses to build it."""
+    from box import runtime
+    m = pins.load(_map_path())
+    assert pins.displays(m) == [("ht16k33", a) for a in pins.addresses(m)]
+    m["displays"][0]["kind"] = "ht16k33"
+    m["displays"][2]["kind"] = "max7219"
+    assert pins.displays(m)[2] == ("max7219", 0x72)
+    errs = pincheck.problems(m)
+    assert len(errs) == 1 and "max7219" in errs[0], errs
+    bus = FakeChip(0x71)
+    d = runtime.display("ht16k33", bus, 0x71)
+    assert isinstance(d, HT16K33) and d.online and bus.log   # set up at once, on that bus
+    assert raises(ValueError, runtime.display, "max7219", bus, 0x72)

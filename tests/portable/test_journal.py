@@ -645,8 +645,9 @@ def _session(journal, state):
                 for s in steps[:n]:
                     eh.apply(before, s)
                 state[1] = _text(before)
-                journal.undo(game)
+                last = game.last_action()
                 game.undo()
+                journal.undo(game, last)
                 journal.checkpoint(game)
                 state[0] = state[1]
                 eh.apply(game, steps[n])
@@ -775,6 +776,9 @@ class _Checked:
                 # what a power cycle now resumes is the last confirmed state
                 assert _text(_resume_elsewhere(self.root)) == self.state[0], (name, self.state)
                 self.store.budget = None
+                if name == "undo":   # the game has the action again, as the flash: UNDO again
+                    assert _text(args[0]) == self.state[0]
+                    args[0].undo()
                 return call(*args)
         return checked
 
@@ -928,8 +932,9 @@ def test_undo_appends_one_line():
         path = d.games + "/current.txt"
         for n in range(30, 20, -1):
             before = files.read(path)
-            journal.undo(game)
+            last = game.last_action()
             assert game.undo()
+            journal.undo(game, last)
             after = files.read(path)
             assert after.startswith(before)
             assert after[len(before):] == tagged(len(before.split(b"\n")), "undo")
@@ -950,9 +955,9 @@ def test_undo_the_whole_game_then_more():
         journal = Journal(d.games)
         game = _journal_game(journal, "short")
         while len(game):
-            journal.undo(game)
+            last = game.last_action()
             game.undo()
-        journal.undo(game)          # nothing to take back: nothing written
+            journal.undo(game, last)
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and _text(back) == _text(game) and len(back) == 0
         # an 'undo' with nothing to take back is refused by the reader
@@ -1008,8 +1013,9 @@ def _snap_session(journal, name="five", undo_every=5, upto=60):
 
 def _undo_and_again(journal, game, step):
     # an UNDO as the app journals it, then the action keyed again
-    journal.undo(game)
+    last = game.last_action()
     game.undo()
+    journal.undo(game, last)
     journal.checkpoint(game)
     eh.apply(game, step)
     journal.append(game)

@@ -14,6 +14,7 @@ from box import ticks
 from box import keys as K
 from box import panels, screens
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
+from box.entry import Entry
 from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
 from box.setup import COMPLETE, TOO_MANY, Setup
 from tycoon import game as rules
@@ -51,21 +52,14 @@ class App:
         self.clock = ticks_ms
         self.emit = emit
         self.game = None
-        self.mode = SETUP
         self.setup = Setup()
-        self.faces = bytearray(5)   # the entry: faces keyed so far
-        self.nfaces = 0
-        self.as_key = False         # AS pressed: the next face key is the declared value
-        self.value = -1             # declared value, -1 = none
-        self.ref_face = -1
-        self.ref_index = 0
+        self.entry = Entry()        # the play being keyed
+        self.view = screens.View(self.setup)   # mode, overlay and what they show
         self.buf = bytearray(panels.SIZE * MAX_PANELS)
         self.count = 0              # panels drawn
         self.until = 0              # end of the error or announcement on screen
-        self.overlay = NONE         # or ERROR, ANNOUNCE: shown on top until `until`
-        self.err = b""
         self.emit_due = False       # a state line to send on the serial after this key
-        self.event = 0
+        self.drawn = False          # this key's new state is drawn and sent already
         self.page = 0
         self.page_at = 0
         self.refresh_at = ticks_ms()
@@ -88,7 +82,7 @@ class App:
             self._home()
         j = self.journal
         if j.lost or j.repaired:
-            self.overlay = NOTICE   # rEPr, LoSt and their counts, until a key is pressed
+            self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
         self.redraw()
         if (j.lost or j.repaired) and self.emit is not None:
             # on USB too, a line that is not a state (matchbox watch names it)
@@ -98,7 +92,7 @@ class App:
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""
         game = self.game
-        self.mode = SETUP if game is None else (FINISHED if game.finished else PLAY)
+        self.view.mode = SETUP if game is None else (FINISHED if game.finished else PLAY)
 
     def new_game(self, now):
         s = self.setup
@@ -117,7 +111,7 @@ class App:
             pass   # only the menu's memory of these choices is lost; the game is safe
         self.game = game
         self._home()
-        self._clear_entry()
+        self.entry.clear()
         self._emit()
         self.journal.checkpoint(game)
 
@@ -129,8 +123,8 @@ class App:
         n = self.keys.poll(now)
         for i in range(n):
             self.key(self.keys.events[i], now)
-        if self.overlay and self.overlay != NOTICE and ticks.diff(now, self.until) >= 0:
-            self.overlay = NONE
+        if self.view.overlay and self.view.overlay != NOTICE and ticks.diff(now, self.until) >= 0:
+            self.view.overlay = NONE
             self.redraw()
         nd = self.shown()
         if self.count > nd and ticks.diff(now, self.page_at) >= PAGE_MS:
@@ -161,31 +155,33 @@ class App:
         """Handle one key event (a code, or LONG | code)."""
         if now is None:
             now = self.clock()
-        if self.overlay == NOTICE:   # the first key only takes the notice away
-            self.overlay = NONE
+        if self.view.overlay == NOTICE:   # the first key only takes the notice away
+            self.view.overlay = NONE
             self.redraw(now)
             return
-        self.overlay = NONE
+        self.view.overlay = NONE
+        self.drawn = False
         code = event & K.CODE
         if event & K.LONG:
             if code == K.MENU:
-                self.mode = SETUP
+                self.view.mode = SETUP
                 self.setup.begin()
-            elif code == K.DEL and self.mode == PLAY:
-                self._clear_entry()
-        elif self.mode == SETUP:
+            elif code == K.DEL and self.view.mode == PLAY:
+                self.entry.clear()
+        elif self.view.mode == SETUP:
             self._setup_key(code, now)
-        elif self.mode == REF:
+        elif self.view.mode == REF:
             self._ref_key(code)
-        elif self.mode == FINISHED:
+        elif self.view.mode == FINISHED:
             if code == K.UNDO:
                 self._undo()
             elif code == K.MENU:
-                self.mode = SETUP
+                self.view.mode = SETUP
                 self.setup.begin()
         else:
             self._play_key(code, now)
-        self.redraw(now)
+        if not self.drawn:   # PLAY, PASS and UNDO draw and send before the flash is written
+            self.redraw(now)
         if self.emit_due:   # the state line goes out after the displays: they come first
             self.emit_due = False
             if self.emit is not None:
@@ -194,51 +190,39 @@ class App:
     # --- playing -------------------------------------------------------------------------------
 
     def _play_key(self, code, now):
+        entry = self.entry
         if code <= K.H:
-            if self.game.must_return():
-                self._error("must-return", now)   # no cards: only PLAY (a return) or UNDO
-            elif self.as_key and self.value < 0:
-                self.value = code
-            elif self.as_key:
-                self._error("mixed-values", now)  # a second value after AS
-            elif self.nfaces < rules.MAX_PLAY:
-                self.faces[self.nfaces] = code
-                self.nfaces += 1
-            else:
-                self._error("too-many-cards", now)
+            refused = "must-return" if self.game.must_return() else entry.face(code)
+            if refused is not None:   # no cards: only PLAY (a return) or UNDO
+                self._error(refused, now)
         elif code == K.AS:
-            self.as_key = not self.as_key
-            self.value = -1
+            entry.toggle_as()
         elif code == K.DEL:
-            if self.value >= 0:
-                self.value = -1
-            elif self.as_key:
-                self.as_key = False
-            elif self.nfaces:
-                self.nfaces -= 1
+            entry.delete()
         elif code == K.PLAY:
             if self.game.must_return():
                 self._act(rules.RETURN, now)
-            elif self.nfaces:
+            elif entry.n:
                 self._act(rules.PLAY, now)
             else:
                 self._error("wrong-count", now)
         elif code == K.PASS:
             self._act(rules.PASS, now)
         elif code == K.UNDO:
-            if self.nfaces or self.as_key:
-                self._clear_entry()
+            if entry.keyed():
+                entry.clear()
             else:
                 self._undo()
         elif code == K.MENU:
-            self.mode = REF
-            self.ref_face = -1
+            self.view.mode = REF
+            self.view.ref_face = -1
 
     def _act(self, kind, now):
         game = self.game
+        entry = self.entry
         try:
-            events = game.apply(kind, self.faces[:self.nfaces],
-                                self.value if self.value >= 0 else None)
+            events = game.apply(kind, entry.faces[:entry.n],
+                                entry.declared if entry.declared >= 0 else None)
         except rules.IllegalAction as e:
             self._error(e.code, now)
             return
@@ -246,17 +230,16 @@ class App:
         # a journal takes milliseconds, an erase tens of them on a Pico). The beep and the
         # state line wait for the journal; a cut before the line is on flash loses only this
         # action, as a cut just before the key would.
-        nfaces, as_key, value = self.nfaces, self.as_key, self.value
-        self._clear_entry()
+        keyed = entry.save()
+        entry.clear()
         self._home()
         self._announce(events, now)
-        self.redraw(now)
-        self._show()
+        self._draw_now(now)
         try:
             self.journal.append(game)
         except OSError:
             game.undo()  # not on flash, so not accepted: back to the entry as it was
-            self.nfaces, self.as_key, self.value = nfaces, as_key, value
+            entry.restore(keyed)
             self._home()
             self._error("flash-full", now)
             return
@@ -271,39 +254,30 @@ class App:
             self.buzzer.play(REJECT, self.clock())   # nothing to take back
             return
         # As for PLAY and PASS, the displays first: the game one action back is drawn and
-        # sent; then the action is made again, since the journal takes an UNDO of the game's
-        # last action, and taken back for good once the 'undo' line is on flash.
-        kind, seat, faces, value, explicit = last
+        # sent, then the 'undo' line goes on flash.
         game.undo()
         self._home()
-        self._clear_entry()
-        self.redraw()
-        self._show()
-        game.apply(kind, faces, value if explicit else None, seat)
+        self.entry.clear()
+        now = self.clock()
+        self._draw_now(now)
         try:
-            self.journal.undo(game)   # one 'undo' line appended
-        except OSError:
+            self.journal.undo(game, last)   # one 'undo' line appended
+        except OSError:   # the journal put the action back into the game, as on the flash
             self._home()
-            self._error("flash-full", self.clock())   # the action stays, as on the flash
+            self._error("flash-full", now)
             return
-        game.undo()
         self._emit()
         self.journal.checkpoint(game)
-
-    def _clear_entry(self):
-        self.nfaces = 0
-        self.as_key = False
-        self.value = -1
 
     # --- quick reference ----------------------------------------------------------------------
 
     def _ref_key(self, code):
         if code <= K.H:
-            if code == self.ref_face:
-                self.ref_index += 1
+            if code == self.view.ref_face:
+                self.view.ref_index += 1
             else:
-                self.ref_face = code
-                self.ref_index = 0
+                self.view.ref_face = code
+                self.view.ref_index = 0
         elif code == K.MENU or code == K.DEL:
             self._home()
 
@@ -330,15 +304,16 @@ class App:
     # --- feedback ----------------------------------------------------------------------------
 
     def _error(self, code, now):
-        self.err = ERRORS.get(code, b"Err")
-        self.overlay = ERROR
+        self.view.err = ERRORS.get(code, b"Err")
+        self.view.overlay = ERROR
+        self.drawn = False   # drawn by key() with the error on top
         self.until = now + ERROR_MS
         self.buzzer.play(REJECT, now)
 
     def _announce(self, events, now):
-        self.event = events
+        self.view.event = events
         if events & (rules.OUT | rules.FORCED | rules.REVOLUTION):
-            self.overlay = ANNOUNCE
+            self.view.overlay = ANNOUNCE
             self.until = now + ANNOUNCE_MS
 
     def _emit(self):
@@ -348,19 +323,22 @@ class App:
 
     def redraw(self, now=None):
         """Draw the panels for the current mode and send them to the displays."""
-        n = screens.draw(self)
+        n = screens.draw(self, self.shown())
         if n != self.count:
             self.page = 0
         self.count = n
-        if self.overlay or self.nfaces:
+        if self.view.overlay or self.entry.n:
             self.page = 0
         self.page_at = self.clock() if now is None else now
         self._flush()
 
-    def _show(self):
-        """Send what was drawn to the displays now (the main loop would, after this key)."""
+    def _draw_now(self, now):
+        """Draw and send at once (the main loop would send after this key): the new state is
+        on the displays before the flash is written."""
+        self.redraw(now)
         for d in self.displays:
             d.show()
+        self.drawn = True
 
     def shown(self):
         """How many displays the panels are shared out over: those that answer (all of them

@@ -1,12 +1,11 @@
 """Seven-segment glyphs: segment masks with a = bit 0 ... g = bit 6 and dp = bit 7."""
+from tycoon.cards import CHARS, SHAPES
 
 DP = 0x80
 
-# Card faces in value order 0-F, G, H: the shapes of the rules (lowercase b and d,
-# 6 with its top bar, 9 with its bottom bar, 7 with three segments).
-FACES = "0123456789ABCDEFGH"
-CARDS = bytes((0x3F, 0x06, 0x5B, 0x4F, 0x66, 0x6D, 0x7D, 0x07, 0x7F, 0x6F,
-               0x77, 0x7C, 0x39, 0x5E, 0x79, 0x71, 0x3D, 0x76))
+# Card faces in value order 0-F, G, H: the engine's shapes of the rules (tycoon.cards).
+FACES = CHARS
+CARDS = SHAPES
 
 # (characters, mask): every character in the string gets the mask. Both cases of a letter
 # share one shape except C/c, H/h, I/i, O/o and U/u.

@@ -514,27 +514,29 @@ class Journal:
         self._add(self._lines, action_text(*last)[:-1], game, count - 1)
         self._actions = count
 
-    def undo(self, game):
-        """Journal an UNDO of the game's last action: one `undo` line appended. Call it before
-        game.undo(); on OSError keep the action (the file is put back to the record with it,
-        as for append). Out of step, the whole record without the last action is written."""
-        count = len(game)
-        if not count:
-            return
+    def undo(self, game, last):
+        """Journal an UNDO: one `undo` line appended. Call it after game.undo(), with the
+        action that took back (game.last_action() before it). On OSError the game has that
+        action again, as the file has (put back to the record with it, as for append). Out of
+        step, the whole record as the game now stands is written."""
+        count = len(game) + 1   # the actions the record holds before the undo line
         if self._lines is None or count != self._actions:
             self._write(game, count - 1)
             return
-        self._add(self._lines, "undo", game, count)
+        self._add(self._lines, "undo", game, count, last)
         self._actions = count - 1
 
-    def _add(self, lines, text, game, keep):
+    def _add(self, lines, text, game, keep, undone=None):
         # Append one tagged line after `lines`; on failure, try to put the file back to
-        # `keep` actions.
+        # `keep` actions (`undone`: the action an undo line took back, made again first).
         line = tagged(lines + 1, text)
         try:
             self.store.append(self.current, line)
         except OSError:
             self._lines = None
+            if undone is not None:
+                kind, seat, faces, value, explicit = undone
+                game.apply(kind, faces, value if explicit else None, seat)
             try:
                 self._write(game, keep)
             except OSError:

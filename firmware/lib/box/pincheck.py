@@ -1,6 +1,6 @@
 """Mistakes in a pin map (pinmap.json as box.pins loads it): for the self-test (`matchbox
 doctor`) and the tests, so that the box does not keep this code in its heap while it plays."""
-from box.pins import addresses, buttons, buzzer_gpio
+from box.pins import KINDS, addresses, buttons, buzzer_gpio, displays
 
 GPIO_MAX = 28
 RESERVED = (23, 24, 25, 29)  # used by the board itself (SMPS, VBUS sense, LED/wireless, VSYS)
@@ -41,6 +41,9 @@ def problems(m):
     addrs = addresses(m)
     if not 1 <= len(addrs) <= 4:
         errs.append("1 to 4 displays expected")
+    for kind, _a in displays(m):
+        if kind not in KINDS:
+            errs.append("display kind %r has no driver (known: %s)" % (kind, ", ".join(KINDS)))
     for a in addrs:
         if not 0x70 <= a <= 0x77:
             errs.append("display address %d is not an HT16K33 address (112..119)" % a)

@@ -5,6 +5,10 @@ in a map, is imported by the self-test alone, so the box does not keep it in its
 """
 import json
 
+# The display kinds a map may name ("kind" of a display; without one, the first): each has a
+# driver in box.runtime.display.
+KINDS = ("ht16k33",)
+
 
 def load(path="pinmap.json", fallback="/rom/pinmap.json"):
     """Return the map as a dict (on the Pico the working directory is `/`).
@@ -30,6 +34,12 @@ def buttons(m):
 def addresses(m):
     """I2C addresses of the display backpacks, display index order."""
     return [d["address"] for d in m["displays"]]
+
+
+def displays(m):
+    """(kind, address) of each display, display index order (a display without a "kind" is
+    of the first of KINDS: an HT16K33 backpack)."""
+    return [(d.get("kind", KINDS[0]), d["address"]) for d in m["displays"]]
 
 
 def buzzer_gpio(m):

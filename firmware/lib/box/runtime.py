@@ -6,7 +6,6 @@ virtual ones. Everything the firmware touches goes through it.
 from box import pins
 from box.app import App
 from box.buzzer import Buzzer
-from box.ht16k33 import HT16K33
 from box.journal import Journal
 from box.keys import Keys, MENU
 
@@ -18,12 +17,22 @@ def maintenance(hw, pinmap=None):
     return keys.read(MENU)
 
 
+def display(kind, i2c, address):
+    """The driver of one display of the map, for each of pins.KINDS; ValueError for any other
+    kind. Every driver has the same small interface (docs/architecture.md): online,
+    raw(pos, mask), colon(on), show(), service(now_ms), check()."""
+    if kind == "ht16k33":
+        from box.ht16k33 import HT16K33
+        return HT16K33(i2c, address)
+    raise ValueError("no driver for display kind %r" % kind)
+
+
 def build(hw, pinmap=None):
     """The App wired to hw, with a driver for every display of the map: the panels are shared
     out over those that answer, and one that answers later (plugged in, or slow at power-up)
     is picked up and lit by the app."""
     m = pinmap or pins.load()
-    displays = [HT16K33(hw.i2c, a) for a in pins.addresses(m)]
+    displays = [display(kind, hw.i2c, a) for kind, a in pins.displays(m)]
     keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
     buzzer = Buzzer(hw.buzzer, hw.ticks_ms)
     journal = Journal(hw.games, hw.store, feed=hw.feed)   # a long read feeds the watchdog

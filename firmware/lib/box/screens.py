@@ -1,9 +1,11 @@
 """What the displays show in each mode of the app, drawn into its panel buffer.
 
-`draw(app)` fills `app.buf` with the panels of the app's mode (or of the error or
-announcement on top of it) and returns how many panels it drew; the app pages them over its
-displays and sends them. Nothing here allocates: panels are drawn from bytes constants and
-the game's ints. What each panel means: docs/display.md.
+`draw(app, nd)` fills `app.buf` with the panels of what `app.view` says is on screen (the
+mode, or the error, announcement or notice on top of it), from `app.game` and the play being
+keyed (`app.entry`), for `nd` displays, and returns how many panels it drew; the app pages
+them over its displays and sends them. Those four fields are all it reads of the app. Nothing
+here allocates: panels are drawn from bytes constants and the game's ints. What each panel
+means: docs/display.md.
 """
 try:
     from micropython import const
@@ -13,7 +15,7 @@ except ImportError:
 
 from box import panels
 from tycoon import game as rules
-from tycoon.cards import becomes, cost
+from tycoon.cards import becomes
 
 # The app's modes.
 SETUP = const(0)     # the new-game menu
@@ -21,7 +23,7 @@ PLAY = const(1)      # entering plays
 REF = const(2)       # the quick reference
 FINISHED = const(3)  # the final ranking
 
-# What lies on top of the mode for a moment (app.overlay).
+# What lies on top of the mode for a moment (View.overlay).
 NONE = const(0)
 ERROR = const(1)
 ANNOUNCE = const(2)
@@ -30,36 +32,60 @@ NOTICE = const(3)    # what boot could not resume: shown until a key is pressed
 MAX_PANELS = const(6)
 
 
-def draw(app):
-    """Draw the panels of the app's mode; returns how many."""
+class View:
+    """What is on screen besides the game and the entry: the app's mode, what lies on top of
+    it, and what those show. The app sets it; draw() reads it."""
+
+    def __init__(self, setup):
+        self.mode = SETUP
+        self.overlay = NONE
+        self.err = b""        # ERROR: the 4-character code
+        self.event = 0        # ANNOUNCE: the play's event flags
+        self.ref_face = -1    # REF: the face looked up (-1: none yet), the option shown
+        self.ref_index = 0
+        self.setup = setup    # SETUP: the menu, which draws its own panel
+        self.full = False     # NOTICE: no room to keep the damaged record, lines repaired,
+        self.repaired = 0     # lines lost
+        self.lost = 0
+
+    def notice(self, full, repaired, lost):
+        """Show what boot found damaged until a key is pressed."""
+        self.overlay = NOTICE
+        self.full = full
+        self.repaired = repaired
+        self.lost = lost
+
+
+def draw(app, nd):
+    """Draw the panels of what is on screen for `nd` displays; returns how many."""
     buf = app.buf
-    nd = app.shown()   # the displays that answer
+    view = app.view
     # With four displays during a game, the table and the turn stay on displays 1 and 2 and
     # everything else comes and goes on 3 and 4: less changes at each key (docs/display.md).
-    fixed = nd >= 4 and app.mode == PLAY and app.overlay != NOTICE
-    if fixed and app.overlay == ERROR:
+    fixed = nd >= 4 and view.mode == PLAY and view.overlay != NOTICE
+    if fixed and view.overlay == ERROR:
         table(app, 0)
         turn(app, 1)
-        panels.text(buf, 2, app.err)
+        panels.text(buf, 2, view.err)
         panels.text(buf, 3, b"Err")
         n = 4
-    elif app.overlay == ERROR:
-        panels.text(buf, 0, app.err)
+    elif view.overlay == ERROR:
+        panels.text(buf, 0, view.err)
         panels.text(buf, 1, b"Err")
         n = 2
-    elif app.overlay == ANNOUNCE:
+    elif view.overlay == ANNOUNCE:
         n = announcement(app, fixed)
-    elif app.overlay == NOTICE:
-        n = notice(app)
-    elif app.mode == SETUP:
-        app.setup.draw(buf, 0)
+    elif view.overlay == NOTICE:
+        n = notice(buf, view)
+    elif view.mode == SETUP:
+        view.setup.draw(buf, 0)
         panels.text(buf, 1, b"SEt")
         n = 2
-    elif app.mode == REF:
+    elif view.mode == REF:
         n = ref(app)
-    elif app.mode == FINISHED:
+    elif view.mode == FINISHED:
         n = ranking(app)
-    elif app.nfaces or app.as_key:
+    elif app.entry.keyed():
         # the entry first; with three or more displays the table stays in view
         if nd >= 4:
             table(app, 0)
@@ -83,30 +109,6 @@ def draw(app):
         sticks(app, 3)
         n = 4
     return n
-
-
-def entry_value(app):
-    """The value the entry plays as, or -1 while it is not one value."""
-    if app.value >= 0:
-        return app.value
-    if app.as_key or not app.nfaces:
-        return -1
-    v = app.faces[0]
-    for i in range(1, app.nfaces):
-        if app.faces[i] != v:
-            return -1
-    return v
-
-
-def entry_cost(app, value):
-    """The sticks the entry costs played as `value`, or -1 when a face cannot become it."""
-    total = 0
-    for i in range(app.nfaces):
-        c = cost(app.faces[i], value)
-        if c is None:
-            return -1
-        total += c
-    return total
 
 
 def table(app, p):
@@ -153,13 +155,13 @@ def sticks(app, p):
 def faces(app, p):
     """The faces keyed so far; a fifth card lights the point of the fourth digit."""
     buf = app.buf
+    entry = app.entry
     panels.clear(buf, p)
-    shown = min(app.nfaces, 4)
-    for i in range(shown):
-        panels.card(buf, p, i, app.faces[i])
-    if app.nfaces == rules.MAX_PLAY:
+    for i in range(min(entry.n, 4)):
+        panels.card(buf, p, i, entry.faces[i])
+    if entry.n == rules.MAX_PLAY:
         panels.dot(buf, p, 3)   # a fifth card: the point says "and one more"
-    if not app.nfaces:
+    if not entry.n:
         panels.put(buf, p, 0, panels.DASH)
 
 
@@ -167,31 +169,30 @@ def preview(app, p):
     """'=V' and the sticks it costs after the colon, e.g. '=9: 1'; '=_' while AS waits for
     its value key."""
     buf = app.buf
+    entry = app.entry
     panels.text(buf, p, b"=")
-    value = entry_value(app)
-    if value < 0 and app.as_key:
+    value = entry.value()
+    if value < 0 and entry.as_key:
         panels.char(buf, p, 1, "_")   # AS pressed: the value key is awaited
     else:
         panels.card(buf, p, 1, value)
     panels.colon(buf, p)
-    c = entry_cost(app, value) if value >= 0 else -1
+    c = entry.cost(value) if value >= 0 else -1
     if c < 0:
         panels.put(buf, p, 3, panels.DASH)
     else:
         panels.number(buf, p, 2, 2, c)
 
 
-def notice(app):
+def notice(buf, view):
     """What boot found damaged in the record: 'rEPr' and how many lines it repaired by their
     checksum tags, 'LoSt' and how many lines it could not resume; 'FULL' first when the
     flash had no room to keep the damaged file aside (it stays as it is until it has)."""
-    buf = app.buf
-    j = app.journal
     n = 0
-    if j.kept is None:
+    if view.full:
         panels.text(buf, 0, b"FULL")
         n = 1
-    for word, count in ((b"rEPr", j.repaired), (b"LoSt", j.lost)):
+    for word, count in ((b"rEPr", view.repaired), (b"LoSt", view.lost)):
         if count:
             panels.text(buf, n, word)
             panels.clear(buf, n + 1)
@@ -204,7 +205,7 @@ def announcement(app, fixed):
     """A revolution, a forced pass, a seat going out or the end, with the turn and table:
     announced first, or after them (`fixed`: four displays, table and turn in place)."""
     buf = app.buf
-    events = app.event
+    events = app.view.event
     game = app.game
     if events & rules.FINISHED:
         return ranking(app)
@@ -247,16 +248,17 @@ def ranking(app):
 def ref(app):
     """The quick reference: a face, a value it can become and the sticks it costs ('3-9.1')."""
     buf = app.buf
+    view = app.view
     panels.text(buf, 1, b"rEF")
-    if app.ref_face < 0:
+    if view.ref_face < 0:
         panels.text(buf, 0, b"rEF")
         panels.text(buf, 1, b"----")
         return 2
-    values = app.game.values if app.game is not None else app.setup.values()
-    options = becomes(app.ref_face, values)
-    value, c = options[app.ref_index % len(options)]
+    values = app.game.values if app.game is not None else view.setup.values()
+    options = becomes(view.ref_face, values)
+    value, c = options[view.ref_index % len(options)]
     panels.clear(buf, 0)
-    panels.card(buf, 0, 0, app.ref_face)
+    panels.card(buf, 0, 0, view.ref_face)
     panels.put(buf, 0, 1, panels.DASH)
     panels.card(buf, 0, 2, value)
     panels.dot(buf, 0, 2)

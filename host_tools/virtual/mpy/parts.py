@@ -432,7 +432,7 @@ class VirtualBoard:
             game = app.game
             import box.app as a
             for name in ("SETUP", "PLAY", "REF", "FINISHED"):
-                if getattr(a, name, None) == app.mode:
+                if getattr(a, name, None) == app.view.mode:
                     mode = name.lower()
         import gc
         gc.collect()
