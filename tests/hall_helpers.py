@@ -216,3 +216,42 @@ def line_message(game, seq, line, prev=None):
 
 
 SERVICE = accounts.SERVICE
+
+
+def game_ops(seed, setup, actions, undo_one_in=7, first=()):
+    """The keys of one random game on the box, as a list of key lists: the setup (after
+    `first`), then each action or UNDO (engine_helpers' random legal actions)."""
+    import engine_helpers as eh
+    from tycoon.game import Game
+    from host_tools.virtual.box import action_keys, setup_keys
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    ops = [list(first) + setup_keys(*setup)]
+    for _ in range(actions):
+        if game.finished:
+            break
+        if len(game) >= 2 and rng.below(undo_one_in) == 0:
+            game.undo()
+            ops.append(["UNDO"])
+        else:
+            eh.step(game, rng)
+            ops.append(action_keys(*list(game.actions())[-1]))
+    return ops, game
+
+
+def key_in(box, keys):
+    """Tap each key (MENU:long held 1 s), then let announcements pass; stops at a power
+    cut."""
+    for key in keys:
+        if not box.on:
+            return
+        name, _, hold = key.partition(":")
+        box.tap(name, 1000 if hold == "long" else 60, 60)
+    box.advance(200)
+
+
+def box_games(flash):
+    """[(game id, bytes)] of a box's flash, in the uplink's order."""
+    from host_tools.hall.uplink import Flash
+    return [(game, "".join(l + "\n" for l in lines).encode())
+            for game, lines, _ in Flash(flash).list()]
