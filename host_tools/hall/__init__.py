@@ -13,6 +13,7 @@ standings over HTTP. One module a job:
     uplink     the box's side: reads its journal from its flash folder and sends what the
                hall has not acknowledged
     standings  places and points across the games of the event
+    displays   a table's four displays, drawn by the firmware's screens
     site       the HTTP side: tables, records, standings, the live page
     command    `matchbox hall enrol | serve | mosquitto-conf`
 """

@@ -7,6 +7,7 @@
                       "last" (the last actions)}]
     /tables/BOX.txt   the record of the box's current game, as the box wrote it (what
                       `matchbox replay` reads)
+    /tables/BOX.svg   its four displays as the box shows them (host_tools.hall.displays)
     /standings.json   places and points across the finished games (host_tools.hall.standings)
 
 The server is host_tools.web's: at most MAX_CONNECTIONS open, a connection silent for IDLE_S
@@ -57,6 +58,17 @@ class Site:
         with open(path, "rb") as f:
             return f.read()
 
+    def displays(self, box):
+        from host_tools.hall import displays
+        with self.tables.lock:
+            table = self.tables.tables.get(box)
+            if table is None:
+                return None
+            path = table.path() if table.latest else None
+        with self._read_lock:
+            game = self.reader.game(path)[0] if path else None
+            return displays.picture(game).encode()
+
 
 def page():
     return importlib.resources.files("host_tools.hall").joinpath("page.html").read_bytes()
@@ -75,11 +87,16 @@ class Handler(web._Handler):
             return self._json(self.site.standings())
         if path == "/events":
             return self._events()
-        if path.startswith("/tables/") and path.endswith(".txt"):
+        if path.startswith("/tables/") and path[-4:] in (".txt", ".svg"):
             box = path[len("/tables/"):-4]
-            data = self.site.record(box) if NAME.match(box) else None
-            if data is not None:
-                return self._send(data, "text/plain; charset=utf-8")
+            if NAME.match(box) and path.endswith(".txt"):
+                data = self.site.record(box)
+                if data is not None:
+                    return self._send(data, "text/plain; charset=utf-8")
+            elif NAME.match(box):
+                data = self.site.displays(box)
+                if data is not None:
+                    return self._send(data, "image/svg+xml")
         self.send_error(404, "Not found")
 
     def do_HEAD(self):
