@@ -56,3 +56,26 @@ def test_bad_urls(url, why):
 
 def test_url_of_enrol():
     assert protocol.parse_url("mqtt://t1:pw-_x@127.0.0.1:1884") == ("127.0.0.1", 1884, "t1", "pw-_x")
+
+
+def test_standings_points_per_place(tmp_path):
+    """Places in the order the seats went out; n - place by default, or the points given."""
+    from hall_helpers import game_ops
+    from host_tools.hall import standings
+    from tycoon import writer
+    tables = records.Tables(str(tmp_path))
+    _, game = game_ops(3, (3, 1, "none", 5, 6, [4, 3, 4]), 60)
+    assert game.finished
+    from tycoon import notation
+    lines = notation.write(game).splitlines()
+    for seq, text in enumerate(lines, 1):
+        tables.store("t1", G1, seq, writer.tagged(seq, text).decode().rstrip("\n"))
+    reader = standings.Reader()
+    default = standings.standings(reader, tables.tables.values())
+    assert default["games"] == 1
+    assert [(p["seat"], p["points"], p["places"]) for p in default["players"]] == \
+        [(seat, 3 - place, [place]) for place, seat in enumerate(game.ranking, 1)]
+    given = standings.standings(reader, tables.tables.values(), standings.parse_points("10,6"))
+    assert [p["points"] for p in given["players"]] == [10, 6, 0]
+    with pytest.raises(ValueError):
+        standings.parse_points("1,x")

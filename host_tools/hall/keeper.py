@@ -70,6 +70,13 @@ class Keeper:
                             qos=1, retain=True)
 
     def _on_message(self, client, userdata, message):
+        try:
+            self._take(message)
+        except Exception as exc:   # a bug must not stop the client's thread: say it, go on
+            self.log("internal error on a message of %s: %s: %s (a bug in matchbox)"
+                     % (message.topic[:80], type(exc).__name__, exc))
+
+    def _take(self, message):
         box = protocol.box_of(message.topic, "journal")
         try:
             if box is None or accounts.NAME.match(box) is None:
