@@ -117,3 +117,15 @@ def test_hall_killed_mid_game_loses_nothing(hall, tmp_path):
     [(game_id, data)] = box_games(flash)
     assert hall.files() == {os.path.join("t1", game_id + ".txt"): data}
     assert replayed(data) == box_state
+
+
+def test_a_box_enrolled_while_the_hall_runs_with_nothing_yet(hall, tmp_path):
+    hall.start()
+    url = enrol(hall.folder, "t5", hall.mqtt)           # the hall has no ack for it yet
+    out = sim(str(tmp_path / "empty"), url, timeout=20)
+    assert out.returncode == 0, out.stderr
+    ops, _ = game_ops(7, SETUP, 5)
+    out = sim(str(tmp_path / "t5"), url, [k for op in ops for k in op], timeout=20)
+    assert out.returncode == 0, out.stderr
+    [(game, data)] = box_games(str(tmp_path / "t5"))
+    assert hall.files()[os.path.join("t5", game + ".txt")] == data

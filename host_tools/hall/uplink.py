@@ -149,12 +149,13 @@ class Uplink:
 
     def delivered(self):
         """Whether the hall, heard from on this connection, has acknowledged every whole
-        line of the journal."""
+        line of the journal (with no journal: whether the broker has taken the box)."""
+        games = self.flash.list()
+        if not games:   # nothing to deliver: done once the broker has taken the box
+            with self._lock:
+                return self._ready()
         if self.boot is None:
             return False
-        games = self.flash.list()
-        if not games:
-            return True
         game, lines, _ = games[-1]
         return self.acked == (game, len(lines))
 
@@ -198,11 +199,15 @@ class Uplink:
                 return None
             i, seq = i + 1, 1
 
+    def _ready(self):
+        """Connected, and the hall's acknowledgement came (or none came in FIRST_ACK_S)."""
+        return self._connected and (
+            self.boot is not None or time.monotonic() - self._connected_at > FIRST_ACK_S)
+
     def _run(self):
         while not self._stop.is_set():
             with self._lock:
-                ready = self._connected and (
-                    self.boot is not None or time.monotonic() - self._connected_at > FIRST_ACK_S)
+                ready = self._ready()
                 if ready and self._window and time.monotonic() - self._moved > STALL_S:
                     self._rewind = True
                     self._moved = time.monotonic()
