@@ -55,6 +55,9 @@ def test_sim_uplink_delivers_a_game_that_replays_to_the_box(hall, tmp_path):
     assert replayed(record) == box_state
     table = hall.tables()["t1"]
     assert table["state"] == box_state and table["seq"] == record.count(b"\n")
+    replay = subprocess.run(CLI + ["replay", "--json", "-"], input=record, capture_output=True,
+                            timeout=60)
+    assert replay.returncode == 0 and json.loads(replay.stdout)["state"] == table["state"]
     standings = json.loads(hall.get("/standings.json"))
     assert standings["games"] == 1
     points = {p["seat"]: p["points"] for p in standings["players"]}
