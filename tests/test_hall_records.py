@@ -79,3 +79,15 @@ def test_standings_points_per_place(tmp_path):
     assert [p["points"] for p in given["players"]] == [10, 6, 0]
     with pytest.raises(ValueError):
         standings.parse_points("1,x")
+
+
+def test_a_duplicate_that_differs_is_refused(tmp_path):
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    for seq in (1, 2):
+        tables.store("t1", G1, seq, lines[seq - 1])
+    again = records.Tables(str(tmp_path))            # the stored lines read from the file
+    assert again.store("t1", G1, 2, lines[1]) == records.DUPLICATE
+    with pytest.raises(records.Refused, match="differs from the line stored"):
+        again.store("t1", G1, 2, "dealer 2")
+    assert again.table("t1").ack() == (G1, 2)

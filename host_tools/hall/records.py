@@ -2,8 +2,9 @@
 
 `tables/BOX/GAME.txt` holds the lines of one game as the box wrote them (checksum tags and
 undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
-next one of its game (its sequence number one past the lines stored): a duplicate is dropped,
-a line after a gap waits until the box sends the lines before it. Storing is append, flush
+next one of its game (its sequence number one past the lines stored): a duplicate is dropped
+(and refused when its text is not the one stored: the box's record was rewritten), a line
+after a gap waits until the box sends the lines before it. Storing is append, flush
 and fsync; a hall killed in the middle of a write leaves at most a last line without its
 newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
 so the box sends it again). A line with a checksum tag must carry the right one for its
@@ -33,6 +34,7 @@ class Table:
         self.games = {}
         self.latest = None
         self.version = 0      # goes up with every line stored
+        self._lines = {}      # game -> its lines stored (_stored)
         if os.path.isdir(self.folder):
             stamps = {}
             for name in os.listdir(self.folder):
@@ -43,6 +45,16 @@ class Table:
                     stamps[game] = os.stat(path).st_mtime_ns
             if stamps:
                 self.latest = max(stamps, key=lambda g: (stamps[g], protocol.game_number(g)))
+
+    def _stored(self, game):
+        """The lines stored of a game (read from its file once, then kept up to date)."""
+        if self._lines.get(game) is None:
+            lines = []
+            if self.games.get(game):
+                with open(self.path(game), "rb") as f:
+                    lines = f.read().decode("utf-8", "replace").split("\n")[:self.games[game]]
+            self._lines = {game: lines}   # one game's lines at a time: the one being sent
+        return self._lines[game]
 
     def path(self, game=None):
         return os.path.join(self.folder, "%s.txt" % (game or self.latest))
@@ -55,6 +67,9 @@ class Table:
         """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused."""
         have = self.games.get(game, 0)
         if seq <= have:
+            if self._stored(game)[seq - 1] != line:
+                raise Refused("line %d of game %s differs from the line stored: the box's "
+                              "record was rewritten (the hall keeps what it has)" % (seq, game))
             return DUPLICATE
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
@@ -77,6 +92,7 @@ class Table:
         if seq == 1:
             _sync_folder(self.folder)
         self.games[game] = seq
+        self._stored(game).append(line)
         self.latest = game
         self.version += 1
         return STORED
