@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
+.PHONY: all venv sim web web-deps test typecheck bench soak-records soak-hall package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
 
 all: test
 
@@ -78,6 +78,15 @@ soak-records: $(STAMP)
 # firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico.uf2 if it is there.
 dist: $(STAMP) $(WEB_STAMP)
 	$(BIN)/python -m build --no-isolation
+
+# The hall's chaos test of `make test` at scale: HALL_BOXES virtual boxes (default 6) play two
+# random games each into a hall killed with SIGKILL HALL_KILLS times (default 12); prints the
+# counts (lines, kills, power cuts, dropped connections; lost, doubled, out of order).
+HALL_BOXES ?= 6
+HALL_KILLS ?= 12
+soak-hall: $(STAMP)
+	MATCHBOX_HALL_CHAOS_BOXES=$(HALL_BOXES) MATCHBOX_HALL_CHAOS_KILLS=$(HALL_KILLS) \
+	MATCHBOX_HALL_CHAOS_TIMEOUT=3600 $(BIN)/pytest tests/test_hall_chaos.py -p no:cacheprovider -q
 
 # After adding or removing a firmware file: refresh the mip manifest (a test checks it).
 package-json: $(STAMP)

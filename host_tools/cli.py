@@ -49,6 +49,7 @@ COMMANDS = (
     ("watch", "host_tools.watch", "live mirror of a box over USB serial"),
     ("wiring", "host_tools.wiring", "regenerate the wiring diagram from the pin map"),
     ("web", "host_tools.web", "the box in a web browser: build the page, serve it, open it"),
+    ("hall", "host_tools.hall.command", "every table of an event on one page, over MQTT"),
 )
 
 # MATCHBOX_TRACEBACK=1 in the environment shows where an unexpected error (a bug) came from.

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line
+from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line, seconds_in
 from host_tools.virtual.box import GAP_MS, PINMAP, BoxError, parse_keys, read_record
 from host_tools.virtual.new_box import make_box
 
@@ -51,6 +51,12 @@ def add_arguments(parser):
                         help="keep the box's flash in DIR (created if missing), so a game "
                              "survives restarting the simulator; with --journal a game kept "
                              "there is archived first, as the box does for a new game")
+    parser.add_argument("--uplink", metavar="URL",
+                        help="with --flash: send the journal to a hall (mqtt://BOX:PASSWORD@HOST"
+                             ":PORT, from `matchbox hall enrol`); exits once the hall has it all")
+    parser.add_argument("--uplink-timeout", type=seconds_in(0, 3600), default=30, metavar="S",
+                        help="seconds to wait for the hall's acknowledgement of every line "
+                             "(default 30); then status 2 and how far it got")
 
 
 def headless(args, steps, record, warning, devices, out=None):
@@ -147,6 +153,12 @@ def run(args):
         raise MatchboxError("--stream", "needs --headless")
     if args.uf2 and not args.pico:
         raise MatchboxError("--uf2", "goes with --pico (the emulated RP2040 boots the UF2)")
+    if args.uplink:
+        from host_tools.hall.uplink import check_url
+        check_url(args.uplink)
+        if not args.flash or args.pico:
+            raise MatchboxError("--uplink", "needs --flash DIR (the uplink reads the journal "
+                                "there, and sends again after a restart what the hall lacks)")
     if args.pico and args.flash:
         raise MatchboxError("--flash", "keeps a folder for the unix port; the emulated Pico "
                             "starts from a fresh littlefs image (use --journal to resume a game)")
@@ -173,6 +185,26 @@ def run(args):
                 print("matchbox sim: the game kept in %s was archived as %s (as the box does "
                       "when a new game starts)" % (args.flash, os.path.relpath(kept, args.flash)),
                       file=sys.stderr)
+    if args.uplink:
+        return with_uplink(args, steps, record, warning, devices)
     if args.headless:
         return headless(args, steps, record, warning, devices)
     return interactive(args, record, warning, devices)
+
+
+def with_uplink(args, steps, record, warning, devices):
+    """Run the box while host_tools.hall.uplink sends its journal from the flash folder;
+    then wait until the hall has acknowledged every line (docs/hall.md)."""
+    from host_tools.hall import uplink
+    up = uplink.Uplink(args.flash, args.uplink)
+    up.start()
+    try:
+        if args.headless:
+            status = headless(args, steps, record, warning, devices)
+        else:
+            status = interactive(args, record, warning, devices)
+    except BaseException:
+        up.stop()
+        raise
+    uplink.deliver(up, args.uplink_timeout)
+    return status

@@ -249,6 +249,36 @@ def test_watch_a_file_of_state_lines(pkg):
     assert "seat 1 played 1 x 9 (1 stick)\n" in out and "seat 2 passed\n" in out
 
 
+def test_hall_serves_a_box_of_the_installed_package(pkg):
+    """enrol, serve (the embedded broker), sim --uplink: the page (package data), the displays
+    (the firmware's screens from the package's copy) and the record, all from the wheel."""
+    import socket
+    import urllib.request
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    http, mqtt = ports
+    url = pkg.matchbox("hall", "enrol", "hall", "t1", "--mqtt-port", str(mqtt)).stdout.strip()
+    serve = subprocess.Popen(["matchbox", "hall", "serve", "hall", "--port", str(http),
+                              "--mqtt-port", str(mqtt)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, cwd=pkg.work, env=pkg.env())
+    try:
+        assert serve.stdout.readline().startswith(b"the hall is at")
+        pkg.matchbox("sim", "--headless", "--flash", "box", "--uplink", url, "--keys", KEYS)
+
+        def get(path):
+            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (http, path), timeout=30) as r:
+                return r.read()
+        with open(os.path.join(pkg.work, "box", "games", "current.txt"), "rb") as f:
+            assert get("/tables/t1.txt") == f.read()
+        assert b"EventSource" in get("/") and get("/tables/t1.svg").startswith(b"<svg")
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=30)
+
+
 def test_nothing_was_written_into_the_package(pkg):
     """Last here: after every command above, the installed package is what pip put there."""
     assert _tree(pkg.site) == pkg.before

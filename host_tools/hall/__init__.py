@@ -1,0 +1,19 @@
+"""The hall: every table of an event on one page, over an MQTT broker (docs/hall.md).
+
+Each box publishes the lines of its journal to the hall's broker; the hall keeps every table's
+record on disk, acknowledges what it has stored, and serves the tables, their records and the
+standings over HTTP. One module a job:
+
+    accounts   box names, passwords (stored hashed), the hall's own service account
+    mosquitto  a Mosquitto 2 configuration for an external broker
+    broker     the embedded broker (amqtt) with the accounts and the per-box topic rule
+    protocol   topics and messages: a journal line, the hall's acknowledgement
+    records    each table's record in the hall's folder, durable, in sequence, no duplicates
+    keeper     the hall's MQTT client: stores what the boxes send, acknowledges it
+    uplink     the box's side: reads its journal from its flash folder and sends what the
+               hall has not acknowledged
+    standings  places and points across the games of the event
+    displays   a table's four displays, drawn by the firmware's screens
+    site       the HTTP side: tables, records, standings, the live page
+    command    `matchbox hall enrol | serve | mosquitto-conf`
+"""

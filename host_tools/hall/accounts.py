@@ -1,0 +1,143 @@
+"""The hall's accounts: box names, their passwords (stored only hashed) and the hall's own.
+
+A hall folder holds `credentials/`: `amqtt.passwd` (`name:HASH`, Argon2 through pwdlib, the
+format amqtt's password-file plugin reads) and `mosquitto.passwd` (`name:$7$...`, the
+PBKDF2-SHA512 format of Mosquitto 2's password file), the same accounts in both, so that the
+embedded broker and an external Mosquitto accept the same boxes. The hall's own service
+account (`hall`) has its password in `credentials/hall.secret` (mode 0600): the hall logs in
+with it. Mosquitto's `$7$` hash is written here with hashlib (PBKDF2-HMAC-SHA512, 101
+iterations, a 12-byte salt, as mosquitto_passwd writes it) because no maintained Python
+package writes that format. Every file is replaced atomically (a temporary file, fsync,
+rename), so an interrupted enrolment leaves the old files.
+"""
+import base64
+import hashlib
+import os
+import re
+import secrets
+
+SERVICE = "hall"
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+NAME_RULE = "1 to 32 of a-z 0-9 _ -, starting with a letter or digit"
+PASSWORD_BYTES = 18   # 24 characters of URL-safe base64: 144 random bits
+
+
+class AccountError(Exception):
+    """A name or an account that cannot be used; the message says why."""
+
+
+def check_name(name):
+    """The box name, or AccountError saying why it cannot be one."""
+    if not NAME.match(name or ""):
+        raise AccountError("%r is not a box name (%s)" % (name, NAME_RULE))
+    if name == SERVICE:
+        raise AccountError("%r is the hall's own account: choose another box name" % name)
+    return name
+
+
+def folder(hall):
+    return os.path.join(hall, "credentials")
+
+
+def amqtt_file(hall):
+    return os.path.join(folder(hall), "amqtt.passwd")
+
+
+def mosquitto_file(hall):
+    return os.path.join(folder(hall), "mosquitto.passwd")
+
+
+def secret_file(hall):
+    return os.path.join(folder(hall), "hall.secret")
+
+
+def mosquitto_hash(password, salt=None, iterations=101):
+    """Mosquitto 2's `$7$` password hash (PBKDF2-HMAC-SHA512)."""
+    salt = salt or os.urandom(12)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
+    return "$7$%d$%s$%s" % (iterations, base64.b64encode(salt).decode(),
+                            base64.b64encode(digest).decode())
+
+
+def argon2_hash(password):
+    """The Argon2 hash amqtt's password-file plugin checks (pwdlib, which amqtt depends on)."""
+    from pwdlib.hashers.argon2 import Argon2Hasher
+    return Argon2Hasher().hash(password)
+
+
+def read_accounts(path):
+    """{name: hash} of a `name:hash` password file ({} when there is none)."""
+    accounts = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                name, sep, value = line.strip().partition(":")
+                if sep and name and not name.startswith("#"):
+                    accounts[name] = value
+    except FileNotFoundError:
+        pass
+    return accounts
+
+
+def boxes(hall):
+    """The names of the enrolled boxes, sorted."""
+    return sorted(n for n in read_accounts(amqtt_file(hall)) if n != SERVICE)
+
+
+def replace_file(path, text, mode=0o600):
+    """Write text to path atomically: a temporary file beside it, fsync, rename."""
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, path)
+
+
+def _write_accounts(path, accounts):
+    replace_file(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())))
+
+
+def set_password(hall, name, password):
+    """Store the hashes of name's password in both password files."""
+    os.makedirs(folder(hall), mode=0o700, exist_ok=True)
+    for path, make in ((mosquitto_file(hall), mosquitto_hash), (amqtt_file(hall), argon2_hash)):
+        accounts = read_accounts(path)
+        accounts[name] = make(password)
+        _write_accounts(path, accounts)
+
+
+def new_password():
+    return secrets.token_urlsafe(PASSWORD_BYTES)
+
+
+def enrol(hall, name, force=False):
+    """Create the account of box `name` with a new random password; returns the password.
+    AccountError for a bad name, or one already enrolled unless force."""
+    check_name(name)
+    if name in boxes(hall) and not force:
+        raise AccountError("box %r is enrolled already (--force gives it a new password; the "
+                           "old one stops working)" % name)
+    service_password(hall)
+    password = new_password()
+    set_password(hall, name, password)
+    return password
+
+
+def service_password(hall):
+    """The hall's own password, created with its account on first use."""
+    path = secret_file(hall)
+    try:
+        with open(path, encoding="utf-8") as f:
+            password = f.read().strip()
+        if password and SERVICE in read_accounts(amqtt_file(hall)) \
+                and SERVICE in read_accounts(mosquitto_file(hall)):
+            return password
+    except FileNotFoundError:
+        pass
+    password = new_password()
+    os.makedirs(folder(hall), mode=0o700, exist_ok=True)
+    set_password(hall, SERVICE, password)
+    replace_file(path, password + "\n")
+    return password

@@ -1,0 +1,63 @@
+"""A Mosquitto 2 configuration for a hall that outgrows the embedded broker.
+
+`write(hall, host, port)` writes `mosquitto/mosquitto.conf` and `mosquitto/acl` into the hall
+folder: one listener (127.0.0.1 unless told), no anonymous clients, the password file
+`credentials/mosquitto.passwd` that `matchbox hall enrol` keeps, and an ACL with a block per
+enrolled box (it writes its journal topic, reads its ack topic) and one for the hall's service
+account (reads every journal, writes every ack): the rule of host_tools.hall.broker.allowed.
+`user` is the account that writes the configuration: a Mosquitto started as root would
+otherwise run as `mosquitto`, which cannot read the password file (mode 0600).
+Run it again after enrolling a box and send Mosquitto SIGHUP (or restart it).
+"""
+import os
+
+from host_tools.hall import accounts, protocol
+
+
+def acl_text(boxes):
+    lines = ["# matchbox hall: each box writes its journal and reads its acks; the hall reads",
+             "# every journal and writes every ack. Made by `matchbox hall mosquitto-conf`.",
+             "user %s" % accounts.SERVICE,
+             "topic read %s" % protocol.journal_topic("+"),
+             "topic write %s" % protocol.ack_topic("+"), ""]
+    for box in boxes:
+        lines += ["user %s" % box, "topic write %s" % protocol.journal_topic(box),
+                  "topic read %s" % protocol.ack_topic(box), ""]
+    return "\n".join(lines)
+
+
+def owner():
+    """The name of the account running this (the password file's owner, mode 0600)."""
+    import pwd
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def conf_text(hall, host, port):
+    here = os.path.abspath(os.path.join(hall, "mosquitto"))
+    return "\n".join([
+        "# Mosquitto 2 configuration of a matchbox hall (`matchbox hall mosquitto-conf`).",
+        "# Run: mosquitto -c %s" % os.path.join(here, "mosquitto.conf"),
+        "# started as root, Mosquitto runs as this account, the owner of the password file",
+        "user %s" % owner(),
+        "per_listener_settings false",
+        "allow_anonymous false",
+        "listener %d %s" % (port, host),
+        "password_file %s" % os.path.abspath(accounts.mosquitto_file(hall)),
+        "acl_file %s" % os.path.join(here, "acl"),
+        "persistence false",
+        "max_queued_messages 100000",
+        ""])
+
+
+def write(hall, host="127.0.0.1", port=1883):
+    """Write the configuration; returns the path of mosquitto.conf."""
+    accounts.service_password(hall)
+    here = os.path.join(hall, "mosquitto")
+    os.makedirs(here, exist_ok=True)
+    accounts.replace_file(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)), 0o644)
+    conf = os.path.join(here, "mosquitto.conf")
+    accounts.replace_file(conf, conf_text(hall, host, port), 0o644)
+    return conf

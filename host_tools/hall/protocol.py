@@ -1,0 +1,153 @@
+"""What the boxes and the hall say to each other over MQTT (docs/hall.md#protocol).
+
+    matchbox/BOX/journal   box -> hall, QoS 1: one journal line
+        {"game": "003-1a2b3c4d", "seq": 7, "line": "1: play 6  #~729a", "prev": null}
+    matchbox/BOX/ack       hall -> box, QoS 1, retained: the hall has stored every line of
+                           the box's games up to and including `seq` of `game`
+        {"hall": "BOOT", "game": "003-1a2b3c4d", "seq": 7}
+
+A game's id is its number on the box (the number its record gets in games/archive/, the
+current game's one more than the highest archived) and the CRC-32 of its first six lines (its
+header), so that a box whose flash was wiped, numbering again from 001, does not continue an
+old game. `seq` is the line's number in the record (1 = the first line, as the checksum tags
+count). The first line of a game names the game before it on the box and that game's length
+(`"prev": ["002-...", 40]`): the hall stores a new game only once it has the one before whole.
+`hall` in an ack changes each time the hall starts: a box that sees a new one sends again from
+the ack. Every message is checked field by field; anything else is refused with a reason.
+"""
+import json
+import re
+import urllib.parse
+import zlib
+
+ROOT = "matchbox"
+MAX_PAYLOAD = 1024
+MAX_LINE = 199          # a record line's text, without its newline (docs/notation.md)
+GAME = re.compile(r"^\d{3,6}-[0-9a-f]{8}$")
+
+
+class ProtocolError(ValueError):
+    """A message or a URL that is not what the protocol says; the text says why."""
+
+
+def client(client_id, user, password, owner, clean_session=True):
+    """A paho-mqtt client logged in as user, its callbacks the owner's _on_connect,
+    _on_disconnect and _on_message, reconnecting every 1-2 s when the broker is away."""
+    import paho.mqtt.client as mqtt
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
+                    clean_session=clean_session)
+    c.username_pw_set(user, password)
+    c.reconnect_delay_set(1, 2)
+    c.on_connect = owner._on_connect
+    c.on_disconnect = owner._on_disconnect
+    c.on_message = owner._on_message
+    return c
+
+
+def journal_topic(box):
+    return "%s/%s/journal" % (ROOT, box)
+
+
+def ack_topic(box):
+    return "%s/%s/ack" % (ROOT, box)
+
+
+def box_of(topic, kind):
+    """The box of a topic `matchbox/BOX/KIND`, or None."""
+    parts = topic.split("/")
+    if len(parts) == 3 and parts[0] == ROOT and parts[2] == kind and parts[1]:
+        return parts[1]
+    return None
+
+
+def game_id(number, header):
+    """The id of game `number` whose record starts with the bytes `header` (six lines)."""
+    return "%03d-%08x" % (number, zlib.crc32(header) & 0xFFFFFFFF)
+
+
+def game_number(game):
+    return int(game.split("-")[0])
+
+
+def line_message(game, seq, line, prev=None):
+    return json.dumps({"game": game, "seq": seq, "line": line, "prev": prev},
+                      separators=(",", ":")).encode()
+
+
+def _check_game(game, what="game"):
+    if not isinstance(game, str) or not GAME.match(game):
+        raise ProtocolError("%s is not a game id (NNN-crc32)" % what)
+    return game
+
+
+def _check_seq(seq, low=1):
+    if type(seq) is not int or not low <= seq <= 10 ** 7:
+        raise ProtocolError("seq is not a line number")
+    return seq
+
+
+def _object(payload):
+    if len(payload) > MAX_PAYLOAD:
+        raise ProtocolError("more than %d bytes" % MAX_PAYLOAD)
+    try:
+        message = json.loads(bytes(payload).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ProtocolError("not JSON") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("not a JSON object")
+    return message
+
+
+def read_line_message(payload):
+    """(game, seq, line, prev) of a journal message; ProtocolError says what is wrong."""
+    message = _object(payload)
+    game = _check_game(message.get("game"))
+    seq = _check_seq(message.get("seq"))
+    line = message.get("line")
+    if not isinstance(line, str) or len(line.encode("utf-8", "replace")) > MAX_LINE:
+        raise ProtocolError("line is not a record line of at most %d bytes" % MAX_LINE)
+    if any(ch < " " and ch != "\t" or "\x7f" <= ch <= "\x9f" or "\ud800" <= ch <= "\udfff"
+           for ch in line):
+        raise ProtocolError("line holds a control character")
+    prev = message.get("prev")
+    if prev is not None:
+        if not isinstance(prev, list) or len(prev) != 2:
+            raise ProtocolError("prev is not [game, lines]")
+        prev = (_check_game(prev[0], "prev's game"), _check_seq(prev[1], 0))
+    return game, seq, line, prev
+
+
+def ack_message(boot, game, seq):
+    return json.dumps({"hall": boot, "game": game, "seq": seq}, separators=(",", ":")).encode()
+
+
+def read_ack(payload):
+    """(boot, game or None, seq) of an acknowledgement; ProtocolError when it is not one."""
+    message = _object(payload)
+    boot = message.get("hall")
+    if not isinstance(boot, str) or not boot:
+        raise ProtocolError("no hall id")
+    game = message.get("game")
+    if game is None:
+        return boot, None, 0
+    return boot, _check_game(game), _check_seq(message.get("seq"), 0)
+
+
+def parse_url(url, need_account=True):
+    """(host, port, user, password) of `mqtt://[USER:PASSWORD@]HOST[:PORT]`;
+    ProtocolError says what is wrong."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port or 1883
+    except ValueError as exc:
+        raise ProtocolError("not an mqtt:// URL (%s)" % exc) from None
+    if parts.scheme != "mqtt" or not parts.hostname:
+        raise ProtocolError("not an mqtt://HOST:PORT URL")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ProtocolError("an mqtt:// URL has no path, query or fragment")
+    user = urllib.parse.unquote(parts.username) if parts.username else None
+    password = urllib.parse.unquote(parts.password) if parts.password else None
+    if need_account and not (user and password):
+        raise ProtocolError("no box name and password in it (mqtt://BOX:PASSWORD@HOST:PORT, "
+                            "as `matchbox hall enrol` prints it)")
+    return parts.hostname, port, user, password

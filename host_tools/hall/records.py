@@ -1,0 +1,149 @@
+"""Each table's record in the hall's folder: every line on disk before it is acknowledged.
+
+`tables/BOX/GAME.txt` holds the lines of one game as the box wrote them (checksum tags and
+undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
+next one of its game (its sequence number one past the lines stored): a duplicate is dropped
+(and refused when its text is not the one stored: the box's record was rewritten), a line
+after a gap waits until the box sends the lines before it. Storing is append, flush
+and fsync; a hall killed in the middle of a write leaves at most a last line without its
+newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
+so the box sends it again). A line with a checksum tag must carry the right one for its
+sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
+refused.
+"""
+import os
+import threading
+
+from tycoon import notation
+
+from host_tools.hall import protocol
+
+STORED, DUPLICATE = "stored", "duplicate"
+
+
+class Refused(Exception):
+    """A line the hall does not store; the text says why (a gap, a bad tag)."""
+
+
+class Table:
+    """One box's games: {game id: lines stored}, and the game stored last."""
+
+    def __init__(self, folder, box):
+        self.box = box
+        self.folder = os.path.join(folder, box)
+        self.games = {}
+        self.latest = None
+        self.version = 0      # goes up with every line stored
+        self._lines = {}      # game -> its lines stored (_stored)
+        if os.path.isdir(self.folder):
+            stamps = {}
+            for name in os.listdir(self.folder):
+                game = name[:-4]
+                if name.endswith(".txt") and protocol.GAME.match(game):
+                    path = os.path.join(self.folder, name)
+                    self.games[game] = _repair(path)
+                    stamps[game] = os.stat(path).st_mtime_ns
+            if stamps:
+                self.latest = max(stamps, key=lambda g: (stamps[g], protocol.game_number(g)))
+
+    def _stored(self, game):
+        """The lines stored of a game (read from its file once, then kept up to date)."""
+        if self._lines.get(game) is None:
+            lines = []
+            if self.games.get(game):
+                with open(self.path(game), "rb") as f:
+                    lines = f.read().decode("utf-8", "replace").split("\n")[:self.games[game]]
+            self._lines = {game: lines}   # one game's lines at a time: the one being sent
+        return self._lines[game]
+
+    def path(self, game=None):
+        return os.path.join(self.folder, "%s.txt" % (game or self.latest))
+
+    def ack(self):
+        """(game, seq) the hall acknowledges: the game stored last and its lines."""
+        return self.latest, self.games.get(self.latest, 0)
+
+    def store(self, game, seq, line, prev=None):
+        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused."""
+        have = self.games.get(game, 0)
+        if seq <= have:
+            if self._stored(game)[seq - 1] != line:
+                raise Refused("line %d of game %s differs from the line stored: the box's "
+                              "record was rewritten (the hall keeps what it has)" % (seq, game))
+            return DUPLICATE
+        if seq != have + 1:
+            raise Refused("line %d of game %s comes after a gap (the hall has %d)"
+                          % (seq, game, have))
+        if seq == 1 and prev is not None and prev[0] in self.games \
+                and self.games[prev[0]] < prev[1]:
+            raise Refused("game %s starts before game %s is complete (%d of %d lines)"
+                          % (game, prev[0], self.games[prev[0]], prev[1]))
+        if "#~" in line:
+            try:
+                notation.untag(line, seq)
+            except notation.NotationError as exc:
+                raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
+        os.makedirs(self.folder, exist_ok=True)
+        path = self.path(game)
+        with open(path, "ab") as f:
+            f.write(line.encode("utf-8") + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+        if seq == 1:
+            _sync_folder(self.folder)
+        self.games[game] = seq
+        self._stored(game).append(line)
+        self.latest = game
+        self.version += 1
+        return STORED
+
+
+def _repair(path):
+    """The number of whole lines in the record at path, after cutting a torn last line."""
+    with open(path, "rb") as f:
+        data = f.read()
+    end = data.rfind(b"\n") + 1
+    if end != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(end)
+            f.flush()
+            os.fsync(f.fileno())
+    return data[:end].count(b"\n")
+
+
+def _sync_folder(folder):
+    """fsync a folder, so that a new file's name survives a power cut too."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Tables:
+    """Every table of a hall folder (`tables/BOX/`), with a lock and a version that goes up
+    with every line stored (the page waits on it)."""
+
+    def __init__(self, hall):
+        self.folder = os.path.join(hall, "tables")
+        os.makedirs(self.folder, exist_ok=True)
+        self.lock = threading.Condition()
+        self.tables = {}
+        for box in sorted(os.listdir(self.folder)):
+            if os.path.isdir(os.path.join(self.folder, box)):
+                self.tables[box] = Table(self.folder, box)
+
+    def table(self, box):
+        if box not in self.tables:
+            self.tables[box] = Table(self.folder, box)
+        return self.tables[box]
+
+    def store(self, box, game, seq, line, prev=None):
+        with self.lock:
+            result = self.table(box).store(game, seq, line, prev)
+            if result == STORED:
+                self.lock.notify_all()
+            return result
+
+    def version(self):
+        return sum(t.version for t in self.tables.values())

@@ -1,0 +1,257 @@
+"""Helpers of the hall tests: free ports, a hall served in its own process (killed with
+SIGKILL when a test says so), MQTT clients that report what the broker answered, and games
+keyed on the virtual box."""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import paho.mqtt.client as mqtt
+
+from host_tools.hall import accounts, protocol
+
+CLI = [sys.executable, "-m", "host_tools.cli"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def enrol(hall, box, port):
+    """The URL `matchbox hall enrol` prints for box."""
+    out = subprocess.run(CLI + ["hall", "enrol", hall, box, "--mqtt-port", str(port)],
+                         capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout.strip()
+
+
+class Hall:
+    """`matchbox hall serve DIR` in a process of its own (with --broker: an external one)."""
+
+    def __init__(self, folder, broker=None):
+        self.folder = folder
+        self.http = free_port()
+        self.mqtt = free_port() if broker is None else broker
+        self.external = broker is not None
+        self.proc = None
+        self.log = os.path.join(folder + "-serve.log")
+
+    def start(self, timeout=30):
+        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http)]
+        if self.external:
+            argv += ["--broker", "mqtt://127.0.0.1:%d" % self.mqtt]
+        else:
+            argv += ["--mqtt-port", str(self.mqtt)]
+        self.err = open(self.log, "ab")
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=self.err,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        line = [None]
+
+        def read():
+            line[0] = self.proc.stdout.readline()
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        assert line[0] and line[0].startswith(b"the hall is at"), (line[0], self.messages())
+        return self
+
+    def kill(self):
+        """SIGKILL: no cleanup, as a power cut of the hall's computer."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(10)
+            self.proc.stdout.close()
+            self.err.close()
+            self.proc = None
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+            self.kill()
+
+    def messages(self):
+        try:
+            with open(self.log, errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def get(self, path):
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.http, path), timeout=10) as r:
+            return r.read()
+
+    def tables(self):
+        return {t["box"]: t for t in json.loads(self.get("/tables.json"))}
+
+    def files(self):
+        """{relative path: bytes} of every record the hall keeps."""
+        out = {}
+        root = os.path.join(self.folder, "tables")
+        for here, _, names in os.walk(root):
+            for name in names:
+                with open(os.path.join(here, name), "rb") as f:
+                    out[os.path.relpath(os.path.join(here, name), root)] = f.read()
+        return out
+
+
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
+                                          if os.path.exists("/usr/sbin/mosquitto") else None)
+NO_MOSQUITTO = "the Mosquitto tests need Debian's mosquitto: apt-get install mosquitto"
+
+
+class Mosquitto:
+    """Mosquitto 2 with the configuration `matchbox hall mosquitto-conf` writes."""
+
+    def __init__(self, folder, port):
+        self.folder, self.port, self.proc = folder, port, None
+        self.conf = subprocess.run(CLI + ["hall", "mosquitto-conf", folder, "--mqtt-port", str(port)],
+                                   capture_output=True, text=True, timeout=60, check=True)
+        self.log = folder + "-mosquitto.log"
+
+    def start(self, timeout=15):
+        self.err = open(self.log, "ab")
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", os.path.join(self.folder, "mosquitto",
+                                                                   "mosquitto.conf")],
+                                     stdout=self.err, stderr=self.err, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
+        def listening():
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.5).close()
+                return True
+            except OSError:
+                return False
+        assert until(listening, timeout), open(self.log).read()
+        return self
+
+    def kill(self):
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait(10)
+            self.err.close()
+            self.proc = None
+
+
+class Client:
+    """A paho client that records the broker's answers: `rc` of the connection, `granted`
+    of each subscription, the messages received."""
+
+    def __init__(self, port, user=None, password=None, client_id=None):
+        self.rc = None
+        self.granted = []
+        self.messages = []
+        self.done = threading.Event()
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                        client_id=client_id or "test-%d" % random.randrange(1 << 30))
+        if user is not None:
+            c.username_pw_set(user, password)
+        c.on_connect = self._connect
+        c.on_subscribe = lambda cl, u, mid, codes, p: (self.granted.append(
+            [c.value for c in codes]), self.done.set())
+        c.on_message = lambda cl, u, m: self.messages.append((m.topic, m.payload))
+        self.client = c
+        c.connect("127.0.0.1", port)
+        c.loop_start()
+        for _ in range(200):
+            if self.rc is not None:
+                break
+            time.sleep(0.025)
+
+    def _connect(self, client, userdata, flags, reason, properties):
+        self.rc = reason
+
+    def subscribe(self, topic):
+        self.done.clear()
+        self.client.subscribe(topic, qos=1)
+        assert self.done.wait(10)
+        return self.granted[-1][0]
+
+    def publish(self, topic, payload):
+        info = self.client.publish(topic, payload, qos=1)
+        info.wait_for_publish(10)
+        return info
+
+    def close(self):
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def until(check, timeout, step=0.05):
+    """Wait until check() is true (returns it) or timeout seconds pass (returns the last)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+
+
+def header_lines(players=3, hands=(3, 2, 2)):
+    """The header lines the box writes, with their tags."""
+    from tycoon import writer
+    return [writer.tagged(i + 1, text).decode().rstrip("\n") for i, text in enumerate(
+        ["players %d" % players, "dealer 1", "expansion none", "revolution 5", "sticks 40",
+         "hands " + " ".join(map(str, hands))])]
+
+
+def line_message(game, seq, line, prev=None):
+    return protocol.line_message(game, seq, line, prev)
+
+
+SERVICE = accounts.SERVICE
+
+
+def game_ops(seed, setup, actions, undo_one_in=7, first=()):
+    """The keys of one random game on the box, as a list of key lists: the setup (after
+    `first`), then each action or UNDO (engine_helpers' random legal actions)."""
+    import engine_helpers as eh
+    from tycoon.game import Game
+    from host_tools.virtual.box import action_keys, setup_keys
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    ops = [list(first) + setup_keys(*setup)]
+    for _ in range(actions):
+        if game.finished:
+            break
+        if len(game) >= 2 and rng.below(undo_one_in) == 0:
+            game.undo()
+            ops.append(["UNDO"])
+        else:
+            eh.step(game, rng)
+            ops.append(action_keys(*list(game.actions())[-1]))
+    return ops, game
+
+
+def key_in(box, keys):
+    """Tap each key (MENU:long held 1 s), then let announcements pass; stops at a power
+    cut."""
+    for key in keys:
+        if not box.on:
+            return
+        name, _, hold = key.partition(":")
+        box.tap(name, 1000 if hold == "long" else 60, 60)
+    box.advance(200)
+
+
+def box_games(flash):
+    """[(game id, bytes)] of a box's flash, in the uplink's order."""
+    from host_tools.hall.uplink import Flash
+    return [(game, "".join(l + "\n" for l in lines).encode())
+            for game, lines, _ in Flash(flash).list()]

@@ -1,0 +1,68 @@
+"""The hall's live page in a real browser (Debian's Chromium, headless, via Playwright) at
+360 px wide, as a phone shows it: every table with its displays drawn by the firmware's
+screens, whose turn, the places, the standings; a box's new lines reach the open page by
+Server-Sent Events, without a reload."""
+import shutil
+import subprocess
+
+import pytest
+
+from hall_helpers import CLI, Hall, enrol, game_ops
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    pytest.skip("browser tests need Chromium: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+
+pytestmark = pytest.mark.timeout(240)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
+
+CARDS_JS = """() => [...document.querySelectorAll('section.table')].map(c => ({
+  box: c.dataset.box, text: c.innerText,
+  img: c.querySelector('img.displays') ? c.querySelector('img.displays').naturalWidth : 0,
+  width: c.getBoundingClientRect().width}))"""
+
+
+def sim(flash, url, keys):
+    out = subprocess.run(CLI + ["sim", "--headless", "--flash", flash, "--uplink", url,
+                                "--keys", " ".join(keys)],
+                         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+
+
+def test_the_page_at_360_px(tmp_path):
+    folder = str(tmp_path / "hall")
+    hall = Hall(folder)
+    urls = {b: enrol(folder, b, hall.mqtt) for b in ("t1", "t2")}
+    hall.start()
+    try:
+        finished, game = game_ops(3, SETUP, 60)
+        sim(str(tmp_path / "t1"), urls["t1"], [k for op in finished for k in op])
+        started, _ = game_ops(4, SETUP, 6)
+        sim(str(tmp_path / "t2"), urls["t2"], [k for op in started[:4] for k in op])
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+            page = browser.new_page(viewport={"width": 360, "height": 780})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto("http://127.0.0.1:%d/" % hall.http)
+            page.wait_for_function("document.querySelectorAll('section.table img.displays').length == 2"
+                                   " && [...document.querySelectorAll('img.displays')].every(i => i.complete && i.naturalWidth > 0)",
+                                   timeout=20000)
+            cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
+            assert cards["t1"]["text"].count("finished") == 1
+            assert "out: 1. P%d" % game.ranking[0] in cards["t1"]["text"]
+            assert "to act" in cards["t2"]["text"]
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+            assert all(c["width"] <= 360 and c["img"] > 0 for c in cards.values())
+            assert "P%d" % game.ranking[0] in page.inner_text("#standings")
+            before = cards["t2"]["text"]
+            sim(str(tmp_path / "t2"), urls["t2"], [k for op in started[4:] for k in op])
+            page.wait_for_function("t => document.querySelector('section.table[data-box=t2]')"
+                                   ".innerText != t", arg=before, timeout=20000)
+            assert errors == []
+            browser.close()
+    finally:
+        hall.stop()

@@ -1,0 +1,93 @@
+"""The hall's records (host_tools.hall.records) and its messages (protocol): in sequence, no
+duplicates, nothing stored after a gap, a torn last line cut when the hall starts again."""
+import os
+
+import pytest
+
+from hall_helpers import header_lines
+from host_tools.hall import protocol, records
+
+pytestmark = pytest.mark.timeout(30)
+G1, G2 = "001-00000001", "002-00000002"
+
+
+def test_in_sequence_duplicates_and_gaps(tmp_path):
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    assert tables.store("t1", G1, 1, lines[0]) == records.STORED
+    assert tables.store("t1", G1, 1, lines[0]) == records.DUPLICATE
+    with pytest.raises(records.Refused, match="after a gap"):
+        tables.store("t1", G1, 3, lines[2])
+    with pytest.raises(records.Refused, match="damaged checksum tag"):
+        tables.store("t1", G1, 2, lines[2])          # line 3's text and tag as line 2
+    assert tables.store("t1", G1, 2, lines[1]) == records.STORED
+    with pytest.raises(records.Refused, match="before game 001-00000001 is complete"):
+        tables.store("t1", G2, 1, lines[0], (G1, 6))
+    for seq in range(3, 7):
+        tables.store("t1", G1, seq, lines[seq - 1])
+    assert tables.store("t1", G2, 1, lines[0], (G1, 6)) == records.STORED
+    assert tables.table("t1").ack() == (G2, 1)
+    with open(os.path.join(str(tmp_path), "tables", "t1", G1 + ".txt")) as f:
+        assert f.read().splitlines() == lines
+
+
+def test_a_torn_line_is_cut_when_the_hall_starts(tmp_path):
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    for seq in (1, 2):
+        tables.store("t1", G1, seq, lines[seq - 1])
+    path = tables.table("t1").path()
+    with open(path, "ab") as f:
+        f.write(lines[2][:5].encode())              # a write the kill cut short
+    again = records.Tables(str(tmp_path))
+    assert again.table("t1").ack() == (G1, 2)
+    with open(path, "rb") as f:
+        assert f.read() == ("\n".join(lines[:2]) + "\n").encode()
+    assert again.store("t1", G1, 3, lines[2]) == records.STORED
+
+
+@pytest.mark.parametrize("url, why", [
+    ("mqtt://127.0.0.1:1883", "no box name"), ("http://a:b@h", "mqtt://"),
+    ("mqtt://a:b@h:99999", "not an mqtt:// URL"), ("mqtt://a:b@h/x", "no path")])
+def test_bad_urls(url, why):
+    with pytest.raises(protocol.ProtocolError, match=why):
+        protocol.parse_url(url)
+
+
+def test_url_of_enrol():
+    assert protocol.parse_url("mqtt://t1:pw-_x@127.0.0.1:1884") == ("127.0.0.1", 1884, "t1", "pw-_x")
+
+
+def test_standings_points_per_place(tmp_path):
+    """Places in the order the seats went out; n - place by default, or the points given."""
+    from hall_helpers import game_ops
+    from host_tools.hall import standings
+    from tycoon import writer
+    tables = records.Tables(str(tmp_path))
+    _, game = game_ops(3, (3, 1, "none", 5, 6, [4, 3, 4]), 60)
+    assert game.finished
+    from tycoon import notation
+    lines = notation.write(game).splitlines()
+    for seq, text in enumerate(lines, 1):
+        tables.store("t1", G1, seq, writer.tagged(seq, text).decode().rstrip("\n"))
+    reader = standings.Reader()
+    default = standings.standings(reader, tables.tables.values())
+    assert default["games"] == 1
+    assert [(p["seat"], p["points"], p["places"]) for p in default["players"]] == \
+        [(seat, 3 - place, [place]) for place, seat in enumerate(game.ranking, 1)]
+    given = standings.standings(reader, tables.tables.values(), standings.parse_points("10,6"))
+    assert [p["points"] for p in given["players"]] == [10, 6, 0]
+    with pytest.raises(ValueError):
+        standings.parse_points("1,x")
+
+
+def test_a_duplicate_that_differs_is_refused(tmp_path):
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    for seq in (1, 2):
+        tables.store("t1", G1, seq, lines[seq - 1])
+    again = records.Tables(str(tmp_path))            # the stored lines read from the file
+    assert again.store("t1", G1, 2, lines[1]) == records.DUPLICATE
+    with pytest.raises(records.Refused, match="differs from the line stored"):
+        again.store("t1", G1, 2, "dealer 2")
+    assert again.table("t1").ack() == (G1, 2)

@@ -1,0 +1,171 @@
+"""`matchbox hall serve` with its embedded broker (amqtt) and with Debian's Mosquitto 2 as
+`matchbox hall mosquitto-conf` configures it: who may connect, who may publish where, what the
+hall stores, what its HTTP side serves. The hall (and Mosquitto) run in processes of their own
+on free ports on 127.0.0.1."""
+import json
+import os
+import urllib.error
+import urllib.request
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from hall_helpers import MOSQUITTO, NO_MOSQUITTO, Client, Hall, Mosquitto, enrol, free_port, header_lines, line_message, until
+from host_tools.hall import protocol
+
+pytestmark = pytest.mark.timeout(120)
+GAME = "001-00000000"
+
+
+@pytest.fixture(params=["amqtt", "mosquitto"])
+def hall(tmp_path, request):
+    folder = str(tmp_path / "hall")
+    port = free_port()
+    urls = {box: enrol(folder, box, port) for box in ("t1", "t2")}
+    broker = None
+    if request.param == "mosquitto":
+        if MOSQUITTO is None:
+            pytest.skip(NO_MOSQUITTO)
+        broker = Mosquitto(folder, port).start()
+        h = Hall(folder, broker=port)
+    else:
+        h = Hall(folder)
+        h.mqtt = port
+    h.start()
+    h.urls = urls
+    yield h
+    h.stop()
+    if broker is not None:
+        broker.kill()
+
+
+def box_client(hall, box):
+    _, _, user, password = protocol.parse_url(hall.urls[box])
+    return Client(hall.mqtt, user, password)
+
+
+def send(client, box, lines, start=1):
+    for seq, line in enumerate(lines, start):
+        client.publish(protocol.journal_topic(box), line_message(GAME, seq, line))
+
+
+def test_a_box_stores_its_lines_and_reads_the_ack(hall):
+    t1 = box_client(hall, "t1")
+    assert t1.rc == 0
+    assert t1.subscribe(protocol.ack_topic("t1")) == 1
+    from tycoon.writer import tagged
+    lines = header_lines() + [tagged(7, "1: play 5").decode().rstrip()]
+    send(t1, "t1", lines)
+    send(t1, "t1", lines[:3])                                   # duplicates: dropped
+    assert until(lambda: hall.tables().get("t1", {}).get("seq") == 7, 10)
+    last_ack = lambda: json.loads(t1.messages[-1][1]) if t1.messages else None
+    assert until(lambda: last_ack() and last_ack()["seq"] == 7, 10)
+    assert last_ack()["game"] == GAME
+    text = hall.get("/tables/t1.txt").decode()
+    assert text.splitlines() == lines
+    state = hall.tables()["t1"]["state"]
+    assert state["turn"] == 2 and state["table"]["value"] == "5"
+    t1.close()
+
+
+def test_wrong_password_and_anonymous_refused(hall):
+    wrong = Client(hall.mqtt, "t1", "not-the-password")
+    anonymous = Client(hall.mqtt)
+    nobody = Client(hall.mqtt, "t9", "whatever")
+    for c in (wrong, anonymous, nobody):
+        assert c.rc is not None and c.rc.is_failure, c.rc
+        c.close()
+
+
+def test_a_box_cannot_write_or_read_another_table(hall):
+    t1 = box_client(hall, "t1")
+    send(t1, "t2", header_lines())                     # under t2's topic: the broker drops it
+    # amqtt refuses the subscriptions (0x80); Mosquitto 2 grants them and delivers nothing:
+    # either way the retained acks of t2 (the hall publishes one for each box) never come
+    for topic in (protocol.ack_topic("t2"), protocol.journal_topic("+"), "#"):
+        assert t1.subscribe(topic) in (0, 1, 0x80)
+    assert t1.subscribe(protocol.ack_topic("t1")) == 1
+    assert until(lambda: t1.messages, 10)              # its own retained ack comes
+    theirs = lambda: [t for t, _ in t1.messages if t != protocol.ack_topic("t1")]
+    assert until(theirs, 1.5) == [], t1.messages
+    send(t1, "t1", header_lines()[:1])                 # its own: stored (and so after the rest)
+    assert until(lambda: hall.tables().get("t1", {}).get("seq") == 1, 10)
+    assert list(hall.files()) == [os.path.join("t1", GAME + ".txt")]
+    assert hall.tables()["t2"]["game"] is None
+    t1.close()
+
+
+def test_malformed_messages_are_dropped_and_logged(hall):
+    t1 = box_client(hall, "t1")
+    topic = protocol.journal_topic("t1")
+    bad = [b"", b"\xff\xfe", b"[]", b"{}", b'{"game": "x", "seq": 1, "line": "players 3"}',
+           line_message(GAME, 0, "players 3"), line_message(GAME, 1, "players 3\n"),
+           line_message(GAME, 1, "x" * 300), b"{" * 5000,
+           line_message(GAME, 1, "players 3  #~0000"),                 # a wrong tag
+           line_message(GAME, 3, header_lines()[2])]                    # after a gap
+    for payload in bad:
+        t1.publish(topic, payload)
+    send(t1, "t1", header_lines()[:2])
+    assert until(lambda: hall.tables().get("t1", {}).get("seq") == 2, 10)
+    assert hall.files()[os.path.join("t1", GAME + ".txt")].decode().splitlines() == header_lines()[:2]
+    log = hall.messages()
+    assert log.count("dropped a message on matchbox/t1/journal") == len(bad), log
+    assert "Traceback" not in log
+    t1.close()
+
+
+def test_http_is_get_only_on_127_0_0_1(hall):
+    assert json.loads(hall.get("/standings.json"))["games"] == 0
+    assert b"EventSource" in hall.get("/")
+    for path in ("/tables/t3.txt", "/tables/../x.txt", "/nope", "/credentials/hall.secret"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            hall.get(path)
+        assert err.value.code == 404
+    request = urllib.request.Request("http://127.0.0.1:%d/tables.json" % hall.http,
+                                     data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 501
+    listening = listeners()
+    assert listening.get(hall.http) == ["127.0.0.1"]
+    if not hall.external:
+        assert listening.get(hall.mqtt) == ["127.0.0.1"]
+
+
+def listeners():
+    """{port: [addresses]} of the TCP sockets listening on this machine (/proc/net/tcp*)."""
+    import ipaddress
+    out = {}
+    for name in ("tcp", "tcp6"):
+        with open("/proc/net/" + name) as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                if state != "0A":   # LISTEN
+                    continue
+                address, port = local.split(":")
+                raw = bytes.fromhex(address)
+                # the kernel writes each 32-bit word in host (little-endian) order
+                raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                out.setdefault(int(port, 16), []).append(str(ipaddress.ip_address(raw)))
+    return out
+
+
+def test_serve_slips_are_one_line(tmp_path):
+    import subprocess
+    from hall_helpers import CLI
+    busy = free_port()
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", busy))
+        s.listen()
+        for argv, words in (
+                (["--mqtt-port", str(busy)], ["--mqtt-port", "cannot listen"]),
+                (["--broker", "http://x"], ["--broker", "mqtt://"]),
+                (["--points", "a,b"], ["--points", "whole numbers"]),
+                (["--port", "70000"], ["--port", "out of range"])):
+            out = subprocess.run(CLI + ["hall", "serve", str(tmp_path / "h"), "--port", "0"] + argv,
+                                 capture_output=True, text=True, timeout=60)
+            assert out.returncode == 2, out
+            lines = out.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("matchbox hall"), out.stderr
+            assert all(w in lines[0] for w in words), lines[0]

@@ -1,0 +1,134 @@
+"""The box's uplink (host_tools.hall.uplink) into a hall served with its embedded broker:
+`matchbox sim --uplink` delivers a game whose record in the hall replays to the box's own
+state, a box powered on again sends what the hall lacks, and a hall killed with SIGKILL
+mid-game and started again loses nothing while the box goes on."""
+import io
+import json
+import os
+import subprocess
+
+import pytest
+
+from hall_helpers import CLI, Hall, box_games, enrol, free_port, game_ops, key_in, until
+from host_tools import replay_portable
+from host_tools.hall import uplink as up
+from host_tools.virtual.box import VBox
+
+pytestmark = pytest.mark.timeout(180)
+SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
+
+
+def sim(flash, url, keys=(), timeout=30):
+    argv = CLI + ["sim", "--headless", "--flash", flash, "--uplink", url,
+                  "--uplink-timeout", str(timeout), "--keys", " ".join(keys)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout + 120,
+                          stdin=subprocess.DEVNULL)
+
+
+def replayed(data):
+    game, error = replay_portable.replay_file(io.BytesIO(data))
+    assert error is None, error
+    from tycoon import state
+    return json.loads(state.to_json(game))
+
+
+@pytest.fixture
+def hall(tmp_path):
+    folder = str(tmp_path / "hall")
+    h = Hall(folder)
+    h.url = enrol(folder, "t1", h.mqtt)
+    yield h
+    h.stop()
+
+
+def test_sim_uplink_delivers_a_game_that_replays_to_the_box(hall, tmp_path):
+    hall.start()
+    flash = str(tmp_path / "flash")
+    ops, game = game_ops(3, SETUP, 60)
+    assert game.finished and ["UNDO"] in ops
+    out = sim(flash, hall.url, [k for op in ops for k in op])
+    assert out.returncode == 0, out.stderr
+    box_state = json.loads(out.stdout)["state"]
+    record = hall.get("/tables/t1.txt")
+    with open(os.path.join(flash, "games", "current.txt"), "rb") as f:
+        assert record == f.read()
+    assert replayed(record) == box_state
+    table = hall.tables()["t1"]
+    assert table["state"] == box_state and table["seq"] == record.count(b"\n")
+    replay = subprocess.run(CLI + ["replay", "--json", "-"], input=record, capture_output=True,
+                            timeout=60)
+    assert replay.returncode == 0 and json.loads(replay.stdout)["state"] == table["state"]
+    standings = json.loads(hall.get("/standings.json"))
+    assert standings["games"] == 1
+    points = {p["seat"]: p["points"] for p in standings["players"]}
+    assert points == {seat: 3 - place for place, seat in enumerate(box_state["ranking"], 1)}
+
+
+def test_a_box_powered_on_again_sends_what_the_hall_lacks(hall, tmp_path):
+    flash = str(tmp_path / "flash")
+    ops, _ = game_ops(5, SETUP, 12)
+    out = sim(flash, hall.url, [k for op in ops for k in op], timeout=2)   # no hall yet
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "matchbox sim: --uplink: not all delivered after 2 s: no acknowledgement from the hall; "
+        "the journal has "), lines
+    hall.start()
+    out = sim(flash, hall.url)                                     # powered on again, no keys
+    assert out.returncode == 0, out.stderr
+    assert [(g, data) for g, data in box_games(flash)] == \
+        [(g, hall.files()[os.path.join("t1", g + ".txt")]) for g, _ in box_games(flash)]
+
+
+def test_a_wrong_password_is_one_line(hall, tmp_path):
+    hall.start()
+    out = sim(str(tmp_path / "flash"), hall.url.replace("@", "x@"), timeout=20)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "matchbox sim: --uplink: the broker refused box 't1': Not authorized"
+    for bad, why in (("mqtt://127.0.0.1:1", "no box name and password"), ("x", "not an mqtt://")):
+        out = subprocess.run(CLI + ["sim", "--headless", "--flash", str(tmp_path / "f"),
+                                    "--uplink", bad], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and why in out.stderr and len(out.stderr.splitlines()) == 1
+    out = subprocess.run(CLI + ["sim", "--headless", "--uplink", hall.url],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "--uplink: needs --flash DIR" in out.stderr
+
+
+def test_hall_killed_mid_game_loses_nothing(hall, tmp_path):
+    hall.start()
+    flash = str(tmp_path / "flash")
+    ops, game = game_ops(11, SETUP, 60)
+    link = up.Uplink(flash, hall.url)
+    link.start()
+    with VBox(flash=flash) as box:
+        box.boot()
+        third = len(ops) // 3
+        for op in ops[:third]:
+            key_in(box, op)
+        assert until(lambda: link.acked and link.acked[1] > 6, 10), link.progress()
+        hall.kill()                                    # SIGKILL: the hall and its broker
+        for op in ops[third:2 * third]:                # the box goes on without the hall
+            key_in(box, op)
+        hall.start()
+        for op in ops[2 * third:]:
+            key_in(box, op)
+        box_state = box.state()
+    try:
+        assert until(link.delivered, 30), link.progress()
+    finally:
+        link.stop()
+    [(game_id, data)] = box_games(flash)
+    assert hall.files() == {os.path.join("t1", game_id + ".txt"): data}
+    assert replayed(data) == box_state
+
+
+def test_a_box_enrolled_while_the_hall_runs_with_nothing_yet(hall, tmp_path):
+    hall.start()
+    url = enrol(hall.folder, "t5", hall.mqtt)           # the hall has no ack for it yet
+    out = sim(str(tmp_path / "empty"), url, timeout=20)
+    assert out.returncode == 0, out.stderr
+    ops, _ = game_ops(7, SETUP, 5)
+    out = sim(str(tmp_path / "t5"), url, [k for op in ops for k in op], timeout=20)
+    assert out.returncode == 0, out.stderr
+    [(game, data)] = box_games(str(tmp_path / "t5"))
+    assert hall.files()[os.path.join("t5", game + ".txt")] == data
