@@ -347,8 +347,20 @@ def _tag_byte(line):
     return bytes(bad)
 
 
+def _text_bytes(line):
+    tag = line.index(b"  #~")                # every byte of the text
+    return b"?" * tag + line[tag:]
+
+
+def _text_cut(line):
+    return line[:3] + line[line.index(b"  #~"):]
+
+
 # line numbers from 1 -> what to do to it; expected (displays 1-4 after boot, actions resumed)
 CASES = {
+    "text, every byte": ({100: _text_bytes}, ["rEPr", "   1", "", ""], 115),
+    "text, cut short": ({60: _text_cut}, ["rEPr", "   1", "", ""], 115),
+    "a text, then a tag 3 lines on": ({30: _text_bytes, 33: _tag_byte}, ["Lo5t", "  92", "", ""], 23),
     "text, deep": ({100: _text_byte}, ["rEPr", "   1", "", ""], 115),
     "text, first action": ({7: _text_byte}, ["rEPr", "   1", "", ""], 115),
     "tag only": ({60: _tag_byte}, ["Lo5t", "  62", "", ""], 53),
