@@ -6,8 +6,9 @@ when exactly one does and the lines after it read as written. tycoon.notation im
 module only when such a line fails, so a box whose journal is whole never loads it.
 
 The legal actions are found without applying any: the CRC is linear, so the tag of a play
-`S: play F1 ... Fn as V` is a constant of its layout XOR one table value per character, and
-the last face is looked up from the others; only a text that makes the tag is put to the rules.
+`S: play F1 ... Fn as V` is a constant of its layout XOR one table value per character: the
+faces but the last two are walked, those two looked up in a table of every pair, and only a
+text that makes the tag is put to the rules.
 """
 from tycoon.cards import CHARS, G, card_type, cost
 from tycoon.game import EXPANSIONS, MAX_PLAY, PLAY, PASS, RETURN, IllegalAction
