@@ -31,8 +31,9 @@ from mpremote.transport import TransportError, TransportExecError
 from host_tools import pull, replay_portable, resources
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
-from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
-from host_tools.errors import seconds_in
+from host_tools.device.serial_board import (CONNECT_TIMEOUT, BoardError, connect, find_box,
+                                            reconnect)
+from host_tools.errors import MatchboxError, seconds_in
 from host_tools.flash import describe
 
 FLAG = "/maintenance"
@@ -45,7 +46,8 @@ LOST = (TransportError, serial.SerialException, OSError)
 
 def add_arguments(parser):
     parser.add_argument("--port", default="auto",
-                        help="serial port of the box (default: auto, the first USB serial device)")
+                        help="serial port of the box (default: auto, the one Pico running MicroPython "
+                             "with the Matchbox firmware)")
     parser.add_argument("--yes", action="store_true",
                         help="ask nothing: light the displays without asking, skip the key test")
     parser.add_argument("--skip-keys", action="store_true", help="skip the key test")
@@ -200,9 +202,16 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
     if interactive is None:
         interactive = sys.stdin.isatty() and report.out.isatty()
     ask = ask or input
+    board = None
+    if not port or port == "auto":   # only a Matchbox: else one line, and nothing checked
+        try:
+            board = find_box(timeout)
+        except BoardError as exc:
+            raise MatchboxError("", str(exc)) from None
     report.say("Matchbox doctor")
     try:
-        board = connect(port, timeout=timeout)
+        if board is None:
+            board = connect(port, timeout=timeout)
     except BoardError as exc:
         report.problem(str(exc))
         report.skip_rest("no board")

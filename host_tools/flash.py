@@ -36,7 +36,8 @@ PROTECTED = "/games/"
 
 def add_arguments(parser):
     parser.add_argument("--port", default="auto",
-                        help="serial port of the Pico (default: auto, the first USB serial device)")
+                        help="serial port of the Pico (default: auto, the one Pico running MicroPython, "
+                             "a Matchbox or a fresh one; never another USB serial device)")
     parser.add_argument("--source", action="store_true",
                         help="copy the .py sources instead of compiled .mpy (skips the .mpy version check)")
     parser.add_argument("--dry-run", action="store_true",

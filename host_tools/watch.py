@@ -18,7 +18,7 @@ import time
 import serial
 
 from host_tools import files
-from host_tools.device.serial_board import BoardError, find_port, probe_port
+from host_tools.device.serial_board import BoardError, find_pico, probe_port
 from host_tools.errors import VERDICT, MatchboxError, int_in
 from host_tools.state_log import (_sticks, _turn, changes, notice_text, order_text, parse_state,
                                   table_text)
@@ -30,7 +30,8 @@ RETRY_S = 1.0
 
 def add_arguments(parser):
     parser.add_argument("--port", default="auto",
-                        help="serial port of the box (default: auto, the first USB serial device)")
+                        help="serial port of the box (default: auto, the one Pico running "
+                             "MicroPython, told by its USB ids)")
     parser.add_argument("--file", metavar="FILE",
                         help="read state lines from FILE (- for stdin) instead of a port")
     parser.add_argument("--count", type=int_in(1), metavar="N",
@@ -135,13 +136,15 @@ def _serial_chunks(ser):
 def port_lines(port="auto", once=False):
     """Lines from the box's serial port, read-only. When the box goes away (reset, unplugged),
     wait for it to come back, unless once. The first open's errors raise BoardError."""
-    if not port or port == "auto":
-        port = find_port()
+    picked = ""
+    if not port or port == "auto":   # by its USB ids alone: opening its REPL would stop the box
+        port = find_pico("Matchbox")
+        picked = ", the one Pico running MicroPython plugged in"
     elif port.startswith("port:"):
         port = port[len("port:"):]
     ser = _open(port)
-    print("watching %s (a state shows after each action on the box; Ctrl-C to stop)" % port,
-          file=sys.stderr, flush=True)
+    print("watching %s%s (a state shows after each action on the box; Ctrl-C to stop)" % (
+        port, picked), file=sys.stderr, flush=True)
 
     def lines():
         current = ser

@@ -29,7 +29,7 @@ BAD_UTF8 = [b"\xc0\xaf", b"\xe0\x80\xaf", b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\x
             b"\xf5\x80\x80\x80", b"\xff", b"\xfe", b"\x80", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98",
             b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80"]   # the last three are valid
 KINDS = ("random", "mutation", "long-line", "long-number", "unicode-space", "bom", "crlf",
-         "nul", "bad-utf8", "torn", "text-damage")
+         "nul", "bad-utf8", "torn", "text-damage", "text-rewrite")
 
 
 def _journal(rng):
@@ -103,6 +103,28 @@ def generate(rng, kind, real):
         if tag > 0:
             line[rng.randrange(tag)] = rng.choice((rng.randrange(32, 127), rng.randrange(256)))
         lines[at] = bytes(line)
+        return b"\n".join(lines)
+    if kind == "text-rewrite":   # one tagged line's text rewritten, cut or grown: its tag whole
+        base = _journal(rng)
+        lines = base.split(b"\n")
+        at = rng.randrange(6, len(lines)) if len(lines) > 7 else len(lines) - 2
+        tag = lines[at].find(b"  #~")
+        if tag >= 0:
+            text = bytearray(lines[at][:tag])
+            op = rng.randrange(4)
+            if op == 0 and text:       # several bytes
+                for _ in range(rng.randrange(2, 6)):
+                    text[rng.randrange(len(text))] = rng.randrange(32, 127)
+            elif op == 1:              # cut short
+                text = text[:rng.randrange(len(text) + 1)]
+            elif op == 2:              # bytes put in
+                i = rng.randrange(len(text) + 1)
+                text[i:i] = bytes([rng.randrange(32, 127) for _ in range(rng.randrange(1, 4))])
+            else:                      # another legal-looking text altogether
+                text = bytearray(rng.choice((b"1: pass", b"2: play 7", b"undo", b"3: play 5 5 as 8")))
+            lines[at] = bytes(text) + lines[at][tag:]
+        if rng.random() < 0.3 and at + 3 < len(lines):   # and a line after it
+            lines[at + rng.randrange(1, 4)] = _mutate(rng, lines[at + 1], 1)
         return b"\n".join(lines)
     lines = base.split(b"\n")
     at = rng.randrange(len(lines))

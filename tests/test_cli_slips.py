@@ -215,6 +215,44 @@ def test_a_slip_is_one_line_with_its_status_and_changes_nothing(home, argv, stat
     assert os.listdir(env["TMPDIR"]) == []
 
 
+class UsbPort:
+    """What serial.tools.list_ports gives for a USB serial device."""
+
+    def __init__(self, device, vid, pid, product=None):
+        self.device, self.vid, self.pid, self.product = device, vid, pid, product
+
+
+OTHER = UsbPort("/dev/ttyUSB0", 0x1A86, 0x7523, "USB Serial")   # not a Pico: never taken
+PICOS = [UsbPort("/dev/ttyACM0", 0x2E8A, 5), UsbPort("/dev/ttyACM1", 0x2E8A, 5)]
+
+# --port auto with the USB serial devices a computer lists: (command words, devices, exit
+# status, words the message must hold)
+PORT_CASES = [
+    (("flash",), [], 2, ["no Pico running MicroPython found", "BOOTSEL"]),
+    (("flash",), [OTHER], 2, ["no Pico running MicroPython found", "/dev/ttyUSB0 (1a86:7523"]),
+    (("flash",), [OTHER] + PICOS, 2, ["2 Picos", "/dev/ttyACM0, /dev/ttyACM1", "--port"]),
+    (("doctor",), [OTHER], 2, ["no Matchbox found", "/dev/ttyUSB0 (1a86:7523"]),
+    (("doctor",), PICOS, 2, ["2 Picos", "/dev/ttyACM0, /dev/ttyACM1", "--port"]),
+    (("watch",), [], 2, ["no Matchbox found", "2e8a:0005"]),
+    (("watch",), [OTHER], 2, ["no Matchbox found", "/dev/ttyUSB0 (1a86:7523"]),
+    (("watch",), PICOS + [OTHER], 2, ["2 Picos", "/dev/ttyACM0, /dev/ttyACM1", "--port"]),
+    (("pull", "got"), [OTHER], 2, ["no Matchbox found", "/dev/ttyUSB0 (1a86:7523"]),
+]
+
+
+@pytest.mark.parametrize("argv,ports,status,words", PORT_CASES,
+                         ids=["%s %d" % (c[0][0], i) for i, c in enumerate(PORT_CASES)])
+def test_port_auto_takes_only_its_board_or_says_why_in_one_line(home, argv, ports, status, words,
+                                                                 monkeypatch, capsys):
+    import serial.tools.list_ports
+    folder, env = home
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: list(ports))
+    before = snapshot(folder)
+    got, err = run_in_process(argv, folder, env, monkeypatch, capsys)
+    check(got, err, argv, status, words)
+    assert snapshot(folder) == before
+
+
 # One slip of each command as a real process: what a person sees, from start to exit.
 SAMPLES = [c for c in CASES if c[0][:1] in ((), ("nope",))] + [
     next(c for c in CASES if c[0][:1] == (command,))

@@ -347,8 +347,20 @@ def _tag_byte(line):
     return bytes(bad)
 
 
+def _text_bytes(line):
+    tag = line.index(b"  #~")                # every byte of the text
+    return b"?" * tag + line[tag:]
+
+
+def _text_cut(line):
+    return line[:3] + line[line.index(b"  #~"):]
+
+
 # line numbers from 1 -> what to do to it; expected (displays 1-4 after boot, actions resumed)
 CASES = {
+    "text, every byte": ({100: _text_bytes}, ["rEPr", "   1", "", ""], 115),
+    "text, cut short": ({60: _text_cut}, ["rEPr", "   1", "", ""], 115),
+    "a text, then a tag 3 lines on": ({30: _text_bytes, 33: _tag_byte}, ["Lo5t", "  92", "", ""], 23),
     "text, deep": ({100: _text_byte}, ["rEPr", "   1", "", ""], 115),
     "text, first action": ({7: _text_byte}, ["rEPr", "   1", "", ""], 115),
     "tag only": ({60: _tag_byte}, ["Lo5t", "  62", "", ""], 53),
@@ -380,3 +392,52 @@ def test_damage_of_every_kind_on_the_virtual_box(tmp_path, case):
         else:
             assert len(notation.load(box.journal_text().splitlines())[0]) == actions
             assert (games / "damaged" / "001-current.txt").read_bytes() == bad
+
+
+def test_port_auto_for_flash_doctor_and_watch(capsys, tmp_path, monkeypatch):
+    from host_tools import watch
+
+    def ports(*found):
+        return mock.patch.object(serial_board.serial.tools.list_ports, "comports",
+                                 return_value=list(found))
+    flash = tmp_path / "flash"
+    (flash / "games").mkdir(parents=True)
+    with VirtualPico(str(flash)) as pico:
+        with ports(Port("/dev/ttyUSB0", 0x1A86, 0x7523), Port(pico.port, 0x2E8A, 5)):
+            # flash takes the Pico (a fresh one here), never the other device
+            status = cli.main(["flash", "--dry-run"])
+            out, err = capsys.readouterr()
+            assert status == 0, err
+            assert pico.port in out and "/dev/ttyUSB0" not in out + err
+            # doctor: a Pico without the Matchbox firmware is not a box: one line, nothing checked
+            status = cli.main(["doctor", "--skip-keys", "--yes"])
+            out, err = capsys.readouterr()
+            assert status == 2 and out == ""
+            assert err == "matchbox doctor: %s runs MicroPython but has no Matchbox firmware " \
+                          "(no box/version.mpy in /rom/lib or /lib): give --port with the box's, " \
+                          "or `matchbox flash` it first\n" % pico.port
+    # watch goes by the USB ids alone (opening the REPL would stop the box) and says which
+    opened = []
+
+    class Quiet:
+        in_waiting = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def read(self, n):
+            raise OSError("gone")
+
+    def fake_open(port):
+        opened.append(port)
+        return Quiet()
+    monkeypatch.setattr(watch, "_open", fake_open)
+    with ports(Port("/dev/ttyUSB0", 0x1A86, 0x7523), Port("/dev/ttyACM4", 0x2E8A, 5)):
+        status = cli.main(["watch", "--once", "--plain"])
+    out, err = capsys.readouterr()
+    assert opened == ["/dev/ttyACM4"]
+    assert err.splitlines()[0].startswith(
+        "watching /dev/ttyACM4, the one Pico running MicroPython plugged in (")

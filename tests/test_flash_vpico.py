@@ -274,7 +274,7 @@ def test_auto_with_no_board(capsys, monkeypatch):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
     status, out, err = _matchbox(capsys, "flash")
     assert status == 2
-    assert err.startswith("matchbox flash: no board found")
+    assert err.startswith("matchbox flash: no Pico running MicroPython found")
 
 
 def test_busy_port(capsys, pico, fw):

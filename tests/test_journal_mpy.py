@@ -42,8 +42,22 @@ BOOT = textwrap.dedent("""
     # the game read goes on, and a later read loads the reader again
     back.pass_turn()
     box.append(back)
-    again, dropped = Journal(root).resume()
+    reread = Journal(root)
+    again, dropped = reread.resume()
     assert len(again) == 4 and dropped == 0
+    assert "tycoon.repair" not in sys.modules   # a whole journal never loads the repair
+    reread.forget_reader()
+    # a damaged line: the repair is loaded to read it, and let go with the reader
+    with open(root + "/current.txt", "rb") as f:
+        data = f.read()
+    at = data.index(b"2: pass")
+    with open(root + "/current.txt", "wb") as f:
+        f.write(data[:at] + b"2:?p" + data[at + 7:])
+    box = Journal(root)
+    back, dropped = box.resume()
+    assert len(back) == 4 and box.repaired == 1 and "tycoon.repair" in sys.modules
+    box.forget_reader()
+    assert "tycoon.repair" not in sys.modules and not hasattr(sys.modules["tycoon"], "repair")
     print("ok")
 """)
 

@@ -14,7 +14,25 @@ from host_tools import cli
 from host_tools.resources import CHECKOUT as ROOT
 
 HEADER = b"players 3\nhands 5 5 5\n"
+JOURNAL = ["players 3", "dealer 1", "expansion none", "revolution 5", "sticks 40", "hands 5 5 5",
+           "1: play 3", "2: play 5", "3: pass", "1: play 7", "2: pass", "3: pass", "1: play 9"]
+
+
+def _journal(line=None, text=b"", later=None):
+    """The box's tagged record of JOURNAL, the text of `line` (from 1) replaced with `text`
+    (its tag whole), and `later`: (line, text) tagged as the box tags it."""
+    lines = [notation.tagged(i + 1, t) for i, t in enumerate(JOURNAL)]
+    if later:
+        lines[later[0] - 1] = notation.tagged(later[0], later[1])
+    if line:
+        lines[line - 1] = text + lines[line - 1][lines[line - 1].index(b"  #~"):]
+    return b"".join(lines)
+
+
 RECORDS = {
+    "repaired-bytes": _journal(8, b"2:?pl#y 5"),                  # several bytes, its tag whole
+    "repaired-cut": _journal(8, b"2: p"),                         # cut short, its tag whole
+    "repair-refused": _journal(8, b"2: p", (10, "3: play 8")),    # a line after it refused
     "digits-4301": HEADER + b"1: play 3\nsticks " + b"9" * 4301 + b"\n",
     "digits-header": b"players 3\nsticks " + b"7" * 4301 + b"\n1: play 3\n",
     "digits-150": HEADER + b"1" * 150 + b": play 3\n",
@@ -75,6 +93,10 @@ def test_replay_gives_one_verdict_on_both_runtimes_and_never_a_traceback(files):
                                         "code": "line longer than 200 bytes"}
     assert verdicts["no-last-newline"]["line"] == 4
     assert "cut short" in verdicts["no-last-newline"]["code"]
+    assert verdicts["repaired-bytes"] is None and verdicts["repaired-cut"] is None
+    assert verdicts["repair-refused"] == {"line": 8, "kind": "syntax",
+                                          "code": "damaged checksum tag"}
+    assert proc.stderr.count(": repaired: ") == mpy.stderr.count(": repaired: ") == 2
 
 
 def test_replay_of_a_folder_is_an_error_not_a_traceback(tmp_path):

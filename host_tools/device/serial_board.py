@@ -1,7 +1,7 @@
 """Talk to a MicroPython board over USB serial through mpremote's SerialTransport.
 
-`connect(port)` opens the port (mpremote's "auto" picks the first USB serial device, a
-Raspberry Pi one first), enters the raw REPL and returns a `SerialBoard`; every failure to get
+`connect(port)` opens the port ("auto": the one Pico running MicroPython, by its USB ids;
+never another USB serial device), enters the raw REPL and returns a `SerialBoard`; every failure to get
 there is a `BoardError` with a one-line message naming the cause (no board, busy, no
 permission, not MicroPython). Board paths are absolute ("/lib/box/keys.mpy").
 """
@@ -35,48 +35,50 @@ class BoardError(Exception):
     """A problem with the board or the port: the message is meant for the user as is."""
 
 
-def find_port():
-    """mpremote's `auto`: the first USB serial device (Raspberry Pi's vendor id first)."""
-    ports = [p for p in serial.tools.list_ports.comports() if p.vid is not None and p.pid is not None]
-    if not ports:
-        raise BoardError(
-            "no board found: plug in the Pico with MicroPython installed, or give --port "
-            "(a Pico in BOOTSEL mode is a USB drive, not a serial port: copy the MicroPython UF2 onto it first)")
-    ports.sort(key=lambda p: (p.vid != RASPBERRY_PI_VID, p.device))
-    return ports[0].device
-
-
 MICROPYTHON_PICO = (RASPBERRY_PI_VID, 0x0005)   # MicroPython's USB ids on an RP2040
 # A module of the box's code, where the Matchbox image keeps it (ROMFS) and where `matchbox
 # flash` puts it on stock MicroPython (littlefs)
 BOX_MODULES = ("/rom/lib/box/version.mpy", "/lib/box/version.mpy")
 
 
+BOOTSEL = (" (a Pico in BOOTSEL mode is a USB drive, not a serial port: copy the MicroPython "
+           "UF2 onto it first)")
+
+
 def _usb_name(p):
     return "%s (%04x:%04x%s)" % (p.device, p.vid, p.pid, ", " + p.product if p.product else "")
 
 
-def find_box(timeout=CONNECT_TIMEOUT):
-    """`--port auto` for commands that need a Matchbox (pull): the one USB serial device with
-    MicroPython's Pico ids (2e8a:0005) that, in its raw REPL, has the Matchbox firmware
-    (box/version.mpy in /rom/lib or /lib). Returns a connected SerialBoard; BoardError names the devices
-    seen when none or several fit. Other boards are never opened."""
+def find_pico(wanted="Pico running MicroPython", hint=""):
+    """`--port auto` for flash and watch: the one USB serial device with MicroPython's Pico
+    ids (2e8a:0005), a Matchbox or a fresh one, told by its USB identity alone (the port is
+    not opened, so a running box is not disturbed). Returns its device; BoardError names the
+    devices seen when none or several fit (`wanted` and `hint` word the message)."""
     ports = [p for p in serial.tools.list_ports.comports() if p.vid is not None and p.pid is not None]
     picos = sorted([p for p in ports if (p.vid, p.pid) == MICROPYTHON_PICO], key=lambda p: p.device)
     if not picos:
         seen = "; USB serial devices seen: %s" % ", ".join(_usb_name(p) for p in ports) if ports else ""
-        raise BoardError("no Matchbox found: no Pico running MicroPython (USB 2e8a:0005) is "
-                         "plugged in%s; give --port to use another device" % seen)
+        raise BoardError("no %s found: no Pico running MicroPython (USB 2e8a:0005) is plugged "
+                         "in%s; give --port to use another device%s" % (wanted, seen, hint))
     if len(picos) > 1:
         raise BoardError("%d Picos running MicroPython are plugged in: %s; give --port with "
-                         "the box's" % (len(picos), ", ".join(p.device for p in picos)))
-    board = connect(picos[0].device, timeout=timeout)
+                         "the one to use" % (len(picos), ", ".join(p.device for p in picos)))
+    return picos[0].device
+
+
+def find_box(timeout=CONNECT_TIMEOUT):
+    """`--port auto` for commands that need a Matchbox (pull, doctor): the one Pico running
+    MicroPython (find_pico) that, in its raw REPL, has the Matchbox firmware (box/version.mpy
+    in /rom/lib or /lib). Returns a connected SerialBoard; BoardError names the devices seen
+    when none or several fit. Other boards are never opened."""
+    port = find_pico("Matchbox")
+    board = connect(port, timeout=timeout)
     if all(board.file_size(path) is None for path in BOX_MODULES):
         board.restart(hard=False)
         board.close()
         raise BoardError("%s runs MicroPython but has no Matchbox firmware (no box/version.mpy "
                          "in /rom/lib or /lib): give --port with the box's, or `matchbox flash` "
-                         "it first" % picos[0].device)
+                         "it first" % port)
     return board
 
 
@@ -111,7 +113,7 @@ def connect(port="auto", timeout=CONNECT_TIMEOUT, soft_reset=True):
     Ctrl-C; a soft reset in the raw REPL does not start main.py again).
     """
     if not port or port == "auto":
-        port = find_port()
+        port = find_pico(hint=BOOTSEL)
     elif port.startswith("port:"):
         port = port[len("port:"):]
     transport = None

@@ -145,7 +145,7 @@ def read_record(f, name="game"):
     raw = b""
     try:
         while True:
-            raw = f.readline(notation.LIMIT)
+            raw = reader.next_line(f)   # a damaged line's repair reads ahead
             if not raw:
                 break
             events = reader.feed_bytes(raw)

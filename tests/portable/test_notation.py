@@ -379,19 +379,149 @@ def test_repair_needs_a_whole_tag_and_a_tagged_record():
 
 
 def test_at_most_REPAIRS_lines_are_repaired():
-    game = Game(2)
-    for _ in range(24):
+    from tycoon.repair import WINDOW
+    game = Game(4, hands=[14, 14, 14, 14])
+    while not game.finished and len(game) < 120:   # the lowest card left leads, the others pass
         if game.must_return():
             game.apply(RETURN)
         elif game.table is None:
-            game.apply(PLAY, [3 + len(game) % 10])
+            face = 0
+            while game._played[face] >= 4 or face in (3, 6, 9, 14):
+                face += 1
+            game.apply(PLAY, [face])
         else:
             game.apply(PASS)
     texts = notation.write(game).split("\n")[:-1]
     lines = [notation.tagged(i + 1, t) for i, t in enumerate(texts)]
     damaged = list(lines)
-    for k in range(notation.REPAIRS + 1):
-        damaged[6 + 2 * k] = _damage_text(lines[6 + 2 * k], 0, ord("9"))   # the seat
+    spots = [6 + (WINDOW + 1) * k for k in range(notation.REPAIRS + 1)]   # a clean window apart
+    assert spots[-1] < len(lines)
+    for at in spots:
+        damaged[at] = _damage_text(lines[at], 0, ord("9"))   # the seat
     g, error = notation.load([x.decode() for x in damaged])
-    assert error is not None and error[0] == 7 + 2 * notation.REPAIRS
-    assert len(g) == 2 * notation.REPAIRS
+    assert error is not None and error[0] == spots[-1] + 1
+    assert len(g) == spots[-1] - 6
+
+
+# --- the repair by the tag: every legal action, and the lines after it -----------------------
+
+def _sample_journal():
+    """The tagged lines of a longer game (G/H cards, plays with 'as', many sticks), and it."""
+    game = random_game(24, 80)
+    texts = notation.write(game).split("\n")[:-1]
+    return [notation.tagged(i + 1, t) for i, t in enumerate(texts)], game
+
+
+def _with_text(line, text):
+    return text + line[line.index(b"  #~"):]
+
+
+def _read(lines):
+    import io
+    return notation.read(io.BytesIO(b"".join(lines)))
+
+
+def test_a_text_damaged_in_several_bytes_cut_or_grown_is_repaired_by_its_whole_tag():
+    lines, game = _sample_journal()
+    tried = stopped = 0
+    for at in range(6, len(lines) - 1, 5):
+        text = lines[at][:lines[at].index(b"  #~")]
+        for bad in (b"?" * len(text),                       # every byte
+                    text[:2],                               # cut short
+                    text[:3] + b"xyz" + text[3:],           # bytes put in
+                    text[:3] + text[6:],                    # bytes taken out
+                    b""):                                   # nothing left but the tag
+            damaged = lines[:at] + [_with_text(lines[at], bad)] + lines[at + 1:]
+            g, error, reader = _read(damaged)
+            if error is None:   # repaired exactly: the very game, the line named
+                assert reader.repaired == [at + 1] and snapshot(g) == snapshot(game), (at, bad)
+                tried += 1
+            else:               # another legal action makes the tag too: the line stops it
+                assert error[0] == at + 1 and reader.repaired == [] and len(g) == at - 6
+                stopped += 1
+    assert tried > 4 * stopped, (tried, stopped)
+
+
+def test_two_legal_actions_that_make_the_tag_repair_nothing():
+    # forged: a line number where two single-card plays make the same tag, empty lines before
+    # the damaged line to bring it there; its text far from both
+    from tycoon.cards import CHARS
+    game = Game(3, sticks=40)
+    game.apply(PLAY, [2])
+    head = notation.header_text(game).split("\n")[:-1] + ["1: play 2"]
+    texts = []
+    for face in range(game.values):
+        for value in [None] + list(range(game.values)):
+            try:
+                game.check_play([face], value)
+            except IllegalAction:
+                continue
+            texts.append("2: play " + CHARS[face] + ("" if value is None else " as " + CHARS[value]))
+    index = pair = None
+    for index in range(8, 3000):
+        tags = {}
+        for text in texts:
+            tag = notation.tagged(index, text)[-5:-1]
+            if tag in tags:
+                pair = (tags[tag], text)
+                break
+            tags[tag] = text
+        if pair:
+            break
+    assert pair is not None
+    lines = [notation.tagged(i + 1, t) for i, t in enumerate(head)] + [b"\n"] * (index - 8)
+    for forged in (pair[0], "2: pass"):   # the pair's tag; then a tag only one action makes
+        damaged = lines + [_with_text(notation.tagged(index, forged), b"&&")]
+        g, error, reader = _read(damaged)
+        if forged == "2: pass":
+            assert error is None and reader.repaired == [index]
+            assert g.last_action()[0] == PASS
+        else:
+            assert error == (index, "syntax", "damaged checksum tag") and reader.repaired == []
+            assert len(g) == 1
+
+
+def test_a_repair_whose_next_lines_do_not_check_out_is_not_taken():
+    from tycoon.repair import WINDOW
+    lines, game = _sample_journal()
+    at = 10
+    bad = _with_text(lines[at], b"!!")
+    for later in (2, WINDOW, WINDOW + 1):
+        # line at+later: tagged as the box tags, but refused by the rules after the action
+        wrong = notation.tagged(at + later + 1, "9: pass")
+        damaged = lines[:at] + [bad] + lines[at + 1:at + later] + [wrong] + lines[at + later + 1:]
+        g, error, reader = _read(damaged)
+        if later <= WINDOW:   # within the window: the repair is not taken, reading stops there
+            assert error[0] == at + 1 and reader.repaired == [] and len(g) == at - 6, later
+        else:                 # past it: the repair stands, the bad line stops the reading
+            assert error[0] == at + later + 1 and reader.repaired == [at + 1], later
+            assert len(g) == at + later - 6
+    # and a damaged tag within the window, as well
+    torn = lines[at + 3][:-3] + b"x\n"
+    g, error, reader = _read(lines[:at] + [bad] + lines[at + 1:at + 3] + [torn] + lines[at + 4:])
+    assert error[0] == at + 1 and reader.repaired == []
+
+
+def test_a_line_cut_by_a_power_cut_ends_the_window_and_is_never_repaired():
+    lines, game = _sample_journal()
+    at = len(lines) - 3
+    bad = _with_text(lines[at], b"!!")
+    g, error, reader = _read(lines[:at] + [bad] + lines[at + 1:-1] + [lines[-1][:-1]])
+    assert reader.repaired == [at + 1] and error[0] == len(lines)
+    assert "cut short" in error[2]
+    # a torn last line with a whole tag but no newline is dropped, never repaired
+    g, error, reader = _read(lines[:-1] + [_with_text(lines[-1], b"!!")[:-1]])
+    assert reader.repaired == [] and error[0] == len(lines) and "cut short" in error[2]
+
+
+def test_feed_bytes_without_the_file_repairs_nothing():
+    lines, game = _sample_journal()
+    reader = notation.Reader()
+    for raw in lines[:10]:
+        reader.feed_bytes(raw)
+    try:
+        reader.feed_bytes(_with_text(lines[10], b"!!"))
+    except notation.NotationError:
+        pass
+    else:
+        raise AssertionError("repaired without the lines after it")

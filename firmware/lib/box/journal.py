@@ -34,6 +34,8 @@ except ImportError:
         return x
 
 READER = "tycoon.notation"   # the one record reader, in sys.modules while it is loaded
+# the reader's and the repair's (loaded by the reader for a damaged line) names in tycoon
+_LOADED = ("notation", "repair")
 
 CURRENT = "current.txt"
 NEXT = "next.txt"      # a new game's record, complete, waiting for the old one to be archived
@@ -383,14 +385,15 @@ class Journal:
 
     def forget_reader(self):
         """Let the record reader go if this journal loaded it (the box calls this once it has
-        read its journal at boot): with nothing else holding it, its heap goes back to the
-        game. Loaded by someone else (a host tool), it stays. Reading again reloads it."""
+        read its journal at boot), and its repair if a damaged line loaded it: with nothing
+        else holding them, their heap goes back to the game. Loaded by someone else (a host tool), it stays. Reading again reloads it."""
         if self._loaded:
             self._loaded = False
             import tycoon
-            sys.modules.pop(READER, None)
-            if hasattr(tycoon, "notation"):
-                delattr(tycoon, "notation")
+            for name in _LOADED:
+                sys.modules.pop("tycoon." + name, None)
+                if hasattr(tycoon, name):
+                    delattr(tycoon, name)
 
     def _count_rest(self, path, size):
         # The lines from byte `size` to the end (a last one without a newline counts).

@@ -12,9 +12,10 @@ Every reader of a record - the box's journal, `matchbox replay` on either runtim
 the same bytes get the same verdict everywhere: line length, strict UTF-8 (checked by hand:
 MicroPython's decode lets some invalid sequences through), the byte-order mark, CRLF, a last
 line without a newline, white space (ASCII space and tab only), number sizes and the journal's
-checksum tags, and the repair of a damaged line by its tag. The grammar is written down in
-docs/notation.md. The reader replays actions into a Game as it goes, so a record of any
-length needs no more memory than the game itself.
+checksum tags, and the repair of a damaged line by its tag (tycoon.repair, imported only for
+such a line; it reads the lines after it ahead, so a file is read through `Reader.next_line`).
+The grammar is written down in docs/notation.md. The reader replays actions into a Game as it
+goes, so a record of any length needs no more memory than the game itself.
 
 The lines the box writes come from tycoon.writer (offered here too, so every tool finds the
 whole notation in this module): the box keeps only the writer while a game is played, and
@@ -251,6 +252,9 @@ class Reader:
         self.kind = None
         self.header = {}    # header lines read: key -> (value, lineno)
         self.repaired = []  # numbers of the damaged lines repaired by their tags (_repair)
+        self.source = None  # the record's file (next_line): a repair looks at the lines after
+        self.ahead = []     # lines a repair read ahead of it, fed next
+        self.tick = None    # read's tick, for a repair's long search too
 
     def resume(self, game, lineno, size):
         """Go on after the first `lineno` lines (`size` bytes) of a record written by the box
@@ -263,9 +267,31 @@ class Reader:
             self.header[key] = (None, 0)
         return self
 
+    def next_line(self, f):
+        """The next line of the record in the file `f` (anything with readline(n)), b"" at its
+        end: the lines a repair read ahead come first. Read a file through it to let
+        feed_bytes repair a damaged line (it looks at the lines after it)."""
+        self.source = f
+        if self.ahead:
+            return self.ahead.pop(0)
+        return f.readline(LIMIT)
+
     def feed_bytes(self, raw):
         """Read the next line from its bytes, the newline included (readline(LIMIT) of a
-        file). Raises NotationError or IllegalAction; the game is unchanged then."""
+        file, or next_line). Raises NotationError or IllegalAction; the game is unchanged
+        then. A damaged line is repaired by its tag (docs/notation.md) when the reader reads
+        its file through next_line."""
+        try:
+            events = self.take(raw)
+        except (NotationError, IllegalAction):
+            events = self._repair(raw)
+            if events is None:
+                raise
+            self.size += len(raw)
+        return events
+
+    def take(self, raw):
+        """feed_bytes without the repair."""
         n = len(raw)
         game = self.game
         # 'S: pass  #~hhhh' and 'S: return  #~hhhh' with the right tag, most lines of a long
@@ -283,121 +309,33 @@ class Reader:
             self.size += n
             return events
         self.kind = None
-        try:
-            if n > LIMIT or not n or raw[n - 1] != 10:
-                self.lineno += 1
-                if n >= LIMIT:
-                    raise NotationError(_TOO_LONG, LIMIT)
-                raise NotationError(_TORN)
-            end = n - 1
-            if end and raw[end - 1] == 13:   # CRLF
-                end -= 1
-            start = 0
-            if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
-                start = 3
-            # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
-            if max(raw) >= 0x80 and not utf8(raw, end):
-                self.lineno += 1
-                raise NotationError(_NOT_UTF8)
-            events = self.feed(raw[start:end].decode())
-        except (NotationError, IllegalAction):
-            events = self._repair(raw)
-            if events is None:
-                raise
+        if n > LIMIT or not n or raw[n - 1] != 10:
+            self.lineno += 1
+            if n >= LIMIT:
+                raise NotationError(_TOO_LONG, LIMIT)
+            raise NotationError(_TORN)
+        end = n - 1
+        if end and raw[end - 1] == 13:   # CRLF
+            end -= 1
+        start = 0
+        if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
+            start = 3
+        # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
+        if max(raw) >= 0x80 and not utf8(raw, end):
+            self.lineno += 1
+            raise NotationError(_NOT_UTF8)
+        events = self.feed(raw[start:end].decode())
         self.size += n
         return events
 
     def _repair(self, raw):
-        # The line `raw` (line self.lineno) failed. In a tagged record, after the first action,
-        # a line whose tag is whole (`  #~hhhh` and a newline at the end) is repaired when
-        # exactly one text one byte away from its own is a legal action, written as the
-        # writer writes it, whose tag at this index is the stored one: that action is applied
-        # and its events returned. None (nothing changed) otherwise. A CRC-16 tells apart any
-        # two texts that differ in one byte, so a whole text never matches and a damaged one
-        # matches only its own action, unless the tag is damaged too (docs/notation.md).
-        n = len(raw)
-        if not self.tagged or len(self.repaired) >= REPAIRS or n >= LIMIT or n < 10 \
-                or raw[n - 1] != 10 \
-                or raw[n - 9:n - 5] != b"  #~" or raw[n - 5:n - 1].strip(b"0123456789abcdef"):
+        # A line of a tagged record that failed: read as the one legal action its tag allows,
+        # when the lines after it check out (tycoon.repair, loaded only now). Needs the file:
+        # a reader fed without next_line cannot look at the lines after it, and repairs none.
+        if self.source is None or not self.tagged or len(self.repaired) >= REPAIRS:
             return None
-        game = self.game
-        if game is None:   # the first action: the game its header sets up, if it sets one up
-            line = self.lineno
-            try:
-                game = self.finish()
-            except NotationError:
-                self.lineno = line   # the failure stays this line's, as without a repair
-                return None
-            finally:
-                self.game = None
-        want = int(raw[n - 5:n - 1], 16)
-        text = bytearray(raw[:n - 9])
-        odd = -1   # the writer writes printable ASCII only: one other byte, and it is the one
-        for i in range(len(text)):
-            if not 32 <= text[i] <= 126:
-                if odd >= 0:
-                    return None
-                odd = i
-        # The CRC is linear: changing byte i by d changes the tag's CRC by step^k(T[d]), k the
-        # bytes after i (step: one zero byte through the CRC; T: the byte table). So walking
-        # from the last byte, rewinding the difference to the stored tag by one step a byte,
-        # gives at each position the one d, if any, that makes the tag: one look-up a byte.
-        t = _BYTE
-        inverse = bytearray(256)   # the low bytes of the table are all different
-        for h in range(256):
-            inverse[t[h] & 0xFF] = h
-        x = want ^ _crc16(text, _crc16(("%d|" % self.lineno).encode()))
-        found = None
-        count = 0
-        i = len(text)
-        while x and i > 0:
-            i -= 1
-            d = inverse[x & 0xFF]
-            c = text[i] ^ d
-            if t[d] == x and 32 <= c <= 126 and (odd < 0 or i == odd):
-                was = text[i]
-                text[i] = c
-                action = self._legal(game, bytes(text).decode())
-                text[i] = was
-                if action is not None:
-                    found = action
-                    count += 1
-            h = inverse[x & 0xFF]   # one zero byte back: the x whose step gives this one
-            x = (h << 8) | ((x >> 8) ^ (t[h] >> 8))
-        if count != 1:
-            return None
-        self.game = game
-        self.repaired.append(self.lineno)
-        if found == UNDO:
-            game.undo()
-            self.undos += 1
-            self.kind = "undo"
-            return 0
-        self.kind = "action"
-        return game.apply(*found)
-
-    def _legal(self, game, line):
-        # (kind, faces, value, seat) or UNDO when the line is a legal action of `game` as the
-        # writer writes it (its seat prefix included), else None; the game is left as it was.
-        try:
-            parsed = parse_line(line)
-        except NotationError:
-            return None
-        if parsed is None or parsed[0] == "header":
-            return None
-        if parsed[0] == "undo":
-            return UNDO if line == "undo" and len(game) else None
-        _what, kind, args, seat = parsed
-        if seat is None:
-            return None
-        faces, value = args
-        try:
-            game.apply(kind, faces, value, seat)
-        except IllegalAction:
-            return None
-        same = action_text(*game.last_action())[:-1] == line
-        game.undo()
-        return (kind, faces, value, seat) if same else None
+        from tycoon.repair import repair
+        return repair(self, raw)
 
     def feed(self, line):
         """Read the next line of text. Raises NotationError or IllegalAction; the game is
@@ -460,9 +398,10 @@ class Reader:
         Returns None, or the first problem as (line, kind, code): kind 'syntax' (code: a
         message) or 'illegal' (code: the rule's code). Stops at the first problem. `tick`, if
         given, is called every 32 lines (the box feeds its watchdog with it)."""
+        self.tick = tick
         try:
             while True:
-                raw = f.readline(LIMIT)
+                raw = self.next_line(f)
                 if not raw:
                     break
                 self.feed_bytes(raw)
@@ -484,6 +423,18 @@ def read(f):
     return reader.game, error, reader
 
 
+class _Lines:
+    # Lines of text as a file of their bytes: each line one readline, its newline added.
+    def __init__(self, lines):
+        self.lines = iter(lines)
+
+    def readline(self, _limit):
+        for line in self.lines:
+            raw = line.encode()
+            return raw if raw[-1:] == b"\n" else raw + b"\n"
+        return b""
+
+
 def load(lines):
     """Replay a record given as lines of text, each with or without its line end. Returns
     (game, error): error is None or (line, kind, code) where kind is 'syntax' (code: a
@@ -491,16 +442,8 @@ def load(lines):
     action, None when the header itself is bad. Each line goes through the same byte-level
     checks as a file's (`read`)."""
     reader = Reader()
-    try:
-        for line in lines:
-            raw = line.encode()
-            reader.feed_bytes(raw if raw[-1:] == b"\n" else raw + b"\n")
-        reader.finish()
-    except NotationError as err:
-        return reader.game, (reader.lineno, "syntax", err.message)
-    except IllegalAction as err:
-        return reader.game, (reader.lineno, "illegal", err.code)
-    return reader.game, None
+    error = reader.read(_Lines(lines))
+    return reader.game, error
 
 
 def unpack(data):
