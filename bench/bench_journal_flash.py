@@ -279,8 +279,9 @@ def flash_figures(game):
     per_undo = []
     while len(replay):
         before = ctx.mark()
-        journal.undo(replay)
+        last = replay.last_action()
         replay.undo()
+        journal.undo(replay, last)
         per_undo.append(delta(ctx, before))
     assert notation.write(Journal("games", LfsStore(fs)).resume()[0]) == notation.write(replay)
     # the old way, undoing the whole game: a rewrite of the record at every length
