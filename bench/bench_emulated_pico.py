@@ -143,7 +143,7 @@ def journal_files(game, undo_every=0, pairs=0):
     lines)."""
     from tycoon.game import Game
     actions = list(game.actions())
-    setup = (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+    setup = (game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
              list(game.hands))
 
     def again(live, action):

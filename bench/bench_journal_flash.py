@@ -140,7 +140,7 @@ def box_journal(setup_game, ops, snapshot=True):
         journal = Journal(root)
         journal.start(game)
         journal.save_setup(game.players, game.dealer, game.expansion, game.revolution_size,
-                           game.tokens, list(game.hands))
+                           game.total_sticks, list(game.hands))
         journal.checkpoint(game)
         for op in ops:
             if op is None:
@@ -162,7 +162,7 @@ def box_journal(setup_game, ops, snapshot=True):
 
 
 def _fresh(game):
-    return Game(game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+    return Game(game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
                 list(game.hands))
 
 
@@ -262,7 +262,7 @@ def flash_figures(game):
     ctx, fs = pico_flash()
     journal = Journal("games", LfsStore(fs))
     replay = Game(game.players, game.dealer, game.expansion, game.revolution_size,
-                  game.tokens, game.hands)
+                  game.total_sticks, game.hands)
     journal.start(replay)
     per_action = []
     for kind, _seat, faces, value, explicit in actions:
@@ -333,7 +333,7 @@ def undo_times_cpython(game, lengths, repeat=200):
     actions = list(game.actions())
     out = []
     for length in lengths:
-        g = Game(game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+        g = Game(game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
                  game.hands)
         for kind, _seat, faces, value, explicit in actions[:length]:
             g.apply(kind, faces, value if explicit else None)

@@ -77,7 +77,7 @@ def replay_engine(notation, header_lines, actions, times):
 
 def new_game(like):
     from tycoon.game import Game
-    return Game(like.players, like.dealer, like.expansion, like.revolution_size, like.tokens, list(like.hands))
+    return Game(like.players, like.dealer, like.expansion, like.revolution_size, like.total_sticks, list(like.hands))
 
 
 def forget(name):

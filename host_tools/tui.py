@@ -228,7 +228,7 @@ def status_lines(mode, game, journal):
     else:
         first = "Game  %d players · leader %d · %s · revolution at %d · %d sticks" % (
             setup.players, setup.dealer, EXPANSION_WORDS[setup.expansion],
-            setup.revolution_size, setup.tokens)
+            setup.revolution_size, setup.total_sticks)
     if mode == "ref":
         return [first, "Quick reference: a face key shows a value it can become, the point "
                        "and its cost; again: next; MENU back"]

@@ -29,7 +29,7 @@ def host_game(seed, setup=None, max_actions=400):
 
 
 def setup_of(game):
-    return (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+    return (game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
             list(game.hands))
 
 

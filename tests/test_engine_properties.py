@@ -217,7 +217,7 @@ def same_state(game, ref):
 
 
 def invariants(game):
-    assert stick_total(game) == game.tokens
+    assert stick_total(game) == game.total_sticks
     assert all(c >= 0 for c in game.cards)
     assert all(s >= 0 for s in game.sticks)
     ranking = list(game.ranking)

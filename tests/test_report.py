@@ -69,7 +69,7 @@ def scripted_game(seed, players=4):
 
 def expected_states(game):
     """(events, cards, sticks) after each action, from a fresh engine replay of the actions."""
-    fresh = Game(game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+    fresh = Game(game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
                  list(game.hands))
     states = []
     for kind, seat, faces, value, explicit in game.actions():

@@ -188,7 +188,7 @@ def read_file(path):
 def setup_text(game):
     """One line describing the setup."""
     return "%d players, dealer %d, expansion %s, revolution %d+ cards, %d sticks, hands %s" % (
-        game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+        game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
         " ".join([str(n) for n in game.hands]))
 
 

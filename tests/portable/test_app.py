@@ -45,7 +45,7 @@ def test_setup_menu_values_are_typed_on_the_keypad():
     assert screen(app, bus).startswith("1=15")
     press(app, "1", "0", "PLAY", "PLAY", "PLAY")
     game = app.game
-    assert (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens) == \
+    assert (game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks) == \
         (3, 2, "gh2", 4, 52)
     assert list(game.hands) == [10, 15, 15]
     assert game.turn == 2

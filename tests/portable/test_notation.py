@@ -30,7 +30,7 @@ def test_seat_prefix_is_optional_and_may_touch_the_word():
 
 def test_headers_in_any_order_with_defaults():
     a = record("hands 5 6 7\nsticks 52\nplayers 3")
-    assert list(a.hands) == [5, 6, 7] and a.tokens == 52 and a.dealer == 1
+    assert list(a.hands) == [5, 6, 7] and a.total_sticks == 52 and a.dealer == 1
     assert a.expansion == "none" and a.revolution_size == 5
     b = record("players 5")
     assert snapshot(b) == snapshot(Game(5))
@@ -52,7 +52,7 @@ def test_unknown_word():
 
 def test_header_after_an_action_or_repeated():
     game, _ = syntax_line("players 3\n1: play 3\nsticks 30", 3)
-    assert game is not None and len(game) == 1 and game.tokens == 40
+    assert game is not None and len(game) == 1 and game.total_sticks == 40
     game, _ = syntax_line("players 3\n\n# again\nplayers 4", 4)
     assert game is None
     syntax_line("players 3\nhands 5 5 5\nsticks 3\nhands 5 5 5", 4)

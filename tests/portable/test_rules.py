@@ -73,7 +73,7 @@ def test_invalid_setup():
 
 def test_setup_sticks_and_supply():
     g = Game(4)
-    assert g.tokens == 40
+    assert g.total_sticks == 40
     assert list(g.sticks) == [1, 1, 1, 1]
     assert g.supply == 36
     assert Game(4, sticks=52).supply == 48
@@ -768,7 +768,7 @@ def test_undo_random_games():
 def test_random_games_keep_the_sticks_and_the_ranks():
     for seed in range(20):
         g = random_game(seed)
-        assert stick_total(g) == g.tokens
+        assert stick_total(g) == g.total_sticks
         assert g.finished
         assert sorted(g.ranking) == list(range(1, g.players + 1))
         for i, seat in enumerate(g.ranking):

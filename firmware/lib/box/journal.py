@@ -613,5 +613,5 @@ class Journal:
         if game is None or dropped or len(game) or reader.undos:
             return None
         return {"players": game.players, "dealer": game.dealer, "expansion": game.expansion,
-                "revolution": game.revolution_size, "sticks": game.tokens,
+                "revolution": game.revolution_size, "sticks": game.total_sticks,
                 "hands": list(game.hands) if "hands" in reader.header else None}

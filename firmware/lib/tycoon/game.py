@@ -175,7 +175,7 @@ class Game:
         self.dealer = dealer
         self.expansion = expansion
         self.revolution_size = revolution
-        self.tokens = sticks
+        self.total_sticks = sticks
         self.hands = tuple(hands)
         self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
         self._log = bytearray()
@@ -193,7 +193,7 @@ class Game:
         self.sticks = [1] * n
         self.ranks = [0] * n
         self.ranking = []
-        self.supply = self.tokens - n
+        self.supply = self.total_sticks - n
         self.revolution = False
         self.turn = self.dealer
         self.top_value = -1      # -1: the table is empty
@@ -218,7 +218,7 @@ class Game:
                 ranking[ranks[i] - 1] = i + 1
         self.ranking = ranking[:n - ranks.count(0)]
         # every stick is in the supply, a seat or the table
-        self.supply = self.tokens - sum(self.sticks) - self.table_sticks
+        self.supply = self.total_sticks - sum(self.sticks) - self.table_sticks
         return start
 
     # The state is packed by functions of the module (_state, pack_game), not methods: two
@@ -472,7 +472,7 @@ def pack_game(game):
     snapshots, then the action log. PACKED_HEAD % players is the head's format."""
     n = game.players
     return b"".join((pack(PACKED_HEAD % n, 1, n, game.dealer, EXPANSIONS.index(game.expansion),
-                          game.revolution_size, game.tokens, *game.hands, game.nactions,
+                          game.revolution_size, game.total_sticks, *game.hands, game.nactions,
                           game._nsnaps),
                      _state(game), game._snaps[:game._nsnaps * (30 + 4 * n)], game._log))
 

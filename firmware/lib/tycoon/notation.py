@@ -22,6 +22,7 @@ whole notation in this module): the box keeps only the writer while a game is pl
 imports this module to read its journal at boot only.
 """
 from array import array
+from collections import namedtuple
 from struct import calcsize, unpack_from
 
 from tycoon.cards import parse_char
@@ -71,6 +72,12 @@ _BIG_NUMBER = const(16)
 _BAD_TAG = const(17)
 _UNTAGGED = const(18)
 _NO_UNDO = const(19)
+
+
+# Where a record stops being readable, as a value (a tuple with names): line (1-based; 0 for
+# a file that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or
+# 'illegal' (code: the rule's code, as IllegalAction.code).
+RecordError = namedtuple("RecordError", ("line", "kind", "code"))
 
 
 class NotationError(Exception):
@@ -395,8 +402,8 @@ class Reader:
 
     def read(self, f, tick=None):
         """Read the rest of a record from a file opened 'rb' (or anything with readline(n)).
-        Returns None, or the first problem as (line, kind, code): kind 'syntax' (code: a
-        message) or 'illegal' (code: the rule's code). Stops at the first problem. `tick`, if
+        Returns None, or the first problem as a RecordError (line, kind, code). Stops at the
+        first problem. `tick`, if
         given, is called every 32 lines (the box feeds its watchdog with it)."""
         self.tick = tick
         try:
@@ -409,9 +416,9 @@ class Reader:
                     tick()
             self.finish()
         except NotationError as err:
-            return (self.lineno, "syntax", err.message)
+            return RecordError(self.lineno, "syntax", err.message)
         except IllegalAction as err:
-            return (self.lineno, "illegal", err.code)
+            return RecordError(self.lineno, "illegal", err.code)
         return None
 
 
@@ -437,8 +444,7 @@ class _Lines:
 
 def load(lines):
     """Replay a record given as lines of text, each with or without its line end. Returns
-    (game, error): error is None or (line, kind, code) where kind is 'syntax' (code: a
-    message) or 'illegal' (code: the rule's code). The game is the state after the last legal
+    (game, error): error is None or a RecordError (line, kind, code). The game is the state after the last legal
     action, None when the header itself is bad. Each line goes through the same byte-level
     checks as a file's (`read`)."""
     reader = Reader()

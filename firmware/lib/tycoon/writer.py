@@ -32,7 +32,7 @@ def tagged(index, text):
 
 def header_text(game):
     """The canonical header lines of a game, newline-terminated, in the order of HEADERS."""
-    values = (game.players, game.dealer, game.expansion, game.revolution_size, game.tokens,
+    values = (game.players, game.dealer, game.expansion, game.revolution_size, game.total_sticks,
               " ".join(map(str, game.hands)))
     text = ""
     for i in range(6):
