@@ -5,7 +5,7 @@
    Matchbox's own image: its base and ROMFS image sha256 against this checkout's, and the file
    each box module is imported from), box.version against this checkout, the pin map;
 3. self-test: box.selftest.run() on the board;
-4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
+4. I2C bus: the display addresses of the pin map answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
 6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
 then the damaged records the box kept (games/damaged/, games/broken.txt), if any: where each
@@ -66,11 +66,6 @@ def run(args):
 def local_version(firmware=FIRMWARE):
     """VERSION of the firmware's box/version.py (the firmware this matchbox flashes)."""
     return resources.read_version(os.path.join(firmware, "lib", "box", "version.py"))
-
-
-def load_pinmap(hardware=HARDWARE):
-    with open(os.path.join(hardware, "pinmap.json")) as f:
-        return json.load(f)
 
 
 def jumpers(address):
@@ -214,7 +209,7 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
             report.ok(describe(board.info(), port).replace("board: ", "", 1))
             board = enter_maintenance(board, port, timeout, report)
             board_for_cleanup = board
-            checks = Checks(board, report, load_pinmap(hardware), firmware)
+            checks = Checks(board, report, resources.load_pinmap(os.path.join(hardware, resources.PINMAP_NAME)), firmware)
             checks.run(yes, skip_keys, interactive, ask, key_timeout, light_seconds)
         except BoardError as exc:
             board.close()
@@ -360,7 +355,7 @@ class Checks:
         if part is None or not part.frozen_main:
             needed.append("/main.py")
         if part is None or not part.sha256:
-            needed.append("/pinmap.json")   # an image carries the default pin map in /rom
+            needed.append(resources.BOARD_PINMAP)   # an image carries the default pin map in /rom
         missing = [p[1:] for p in needed if self.board.file_size(p) is None]
         if not found or missing:
             what = "no Matchbox firmware on the board" if not found else "the firmware is incomplete (%s missing)" % ", ".join(missing)
@@ -369,13 +364,14 @@ class Checks:
         problems = []
         if found.group(1) != want:
             problems.append("the board runs firmware %s, this checkout has %s" % (found.group(1), want))
-        path = "/pinmap.json" if self.board.file_size("/pinmap.json") is not None else "/rom/pinmap.json"
+        path = (resources.BOARD_PINMAP if self.board.file_size(resources.BOARD_PINMAP) is not None
+                else resources.ROM_PINMAP)
         try:
             theirs = json.loads(self.board.read_file(path).decode("utf-8", "replace"))
         except ValueError:
             theirs = None
         if theirs != self.pinmap:
-            problems.append("the board's %s differs from hardware/pinmap.json" % path[1:])
+            problems.append("the board's %s differs from %s" % (path[1:], resources.PINMAP_SOURCE))
         if problems:
             r.problem("; ".join(problems) + ": run `matchbox flash`")
         else:
@@ -478,7 +474,7 @@ class Checks:
                 "; ".join("0x%02x (%s; address jumpers %s)" % (d["address"], d["role"].split(":")[0], jumpers(d["address"]))
                           for d in missing)))
             r.note("check the missing backpack's wiring and jumpers; a box without it: remove it from "
-                   "hardware/pinmap.json and flash again")
+                   "%s and flash again" % resources.PINMAP_SOURCE)
         else:
             r.ok("all %d displays answer: %s" % (len(displays), " ".join("0x%02x" % a for a in self.answering)))
         if extra:
@@ -545,6 +541,6 @@ class Checks:
                 r.say("the board saw %s" % seen)
                 bad.append("%s read as %s (%s; %s is %s)" % (name, seen, where.get(name, "?"), seen, where.get(seen, "?")))
         if bad:
-            r.problem("; ".join(bad) + ": check those wires, or the legend in hardware/pinmap.json")
+            r.problem("; ".join(bad) + ": check those wires, or the legend in " + resources.PINMAP_SOURCE)
         else:
             r.ok("all %d keys seen" % len(key_order(self.pinmap)))

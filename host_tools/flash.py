@@ -3,14 +3,14 @@
 Two kinds of board, told apart by asking the board (host_tools.device.romfs_board):
 - Matchbox's own image (`make uf2`): the box's modules live in a ROMFS partition, which comes
   before littlefs on sys.path. Flash builds the ROMFS image, deploys it when it differs (header
-  last: a cut leaves the whole new image or none), writes /pinmap.json (and /main.py where
+  last: a cut leaves the whole new image or none), writes the pin map (and /main.py where
   main.py is not frozen) only when changed, removes the littlefs copies of the box's modules
   that would never run, resets the board and checks what runs: the image's sha256 on the board
   and the file each box module is imported from.
 - Stock MicroPython: stage the build (lib modules as .mpy, main.py/boot.py as .py), refuse
   when the board cannot load this .mpy format, hash the firmware files on the board, remove
   stale firmware files, copy the changed ones, verify every file by sha256, reset.
-Only firmware files are ever touched: /main.py, /boot.py, /pinmap.json, files under /lib/box/
+Only firmware files are ever touched: /main.py, /boot.py, the pin map, files under /lib/box/
 and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has), and the ROMFS partition.
 /games/ never is. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem
 or refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
@@ -23,14 +23,14 @@ import tempfile
 
 from mpremote.transport import TransportExecError
 
-from host_tools.resources import FIRMWARE
+from host_tools.resources import BOARD_PINMAP, FIRMWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             reconnect)
 from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
-OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")
+OWNED_FILES = ("/main.py", "/boot.py", BOARD_PINMAP)
 PROTECTED = "/games/"
 
 
@@ -247,7 +247,7 @@ def _flash_image(board, part, stage_dir, local, source, dry_run, root, timeout):
     # On littlefs only the pin map (and main.py where it is not frozen); the littlefs copies
     # of the box's modules would never run (ROMFS comes first on sys.path): removed. The image
     # carries the default pin map too, for a Pico that only ever got the UF2.
-    keep = ["/pinmap.json"] + ([] if part.frozen_main else ["/main.py"])
+    keep = [BOARD_PINMAP] + ([] if part.frozen_main else ["/main.py"])
     wanted = {path: local[path] for path in keep if path in local}
     dirs, files_owned = owned(local)
     on_board = board.hashes(paths=files_owned, dirs=dirs)

@@ -18,8 +18,9 @@ import json
 import os
 import sys
 
+from host_tools import resources
 from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line
-from host_tools.virtual.box import GAP_MS, PINMAP, BoxError, parse_keys, read_record
+from host_tools.virtual.box import GAP_MS, BoxError, parse_keys, read_record
 from host_tools.virtual.new_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
@@ -105,8 +106,7 @@ def new_box(args, record, devices):
 
 def display_count(args):
     """The displays to fit: --displays N checked against the pin map (1 to its count)."""
-    with open(PINMAP) as f:
-        addresses = [d["address"] for d in json.load(f)["displays"]]
+    addresses = [d["address"] for d in resources.load_pinmap()["displays"]]
     n = len(addresses) if args.displays is None else args.displays
     if not 1 <= n <= len(addresses):
         raise MatchboxError("--displays", "must be 1 to %d (the displays of the pin map), not %d"

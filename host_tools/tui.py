@@ -14,19 +14,19 @@ the entry point (called by host_tools.sim); `action`, `layout`, `status_lines`, 
 import ast
 import curses
 import functools
-import json
 import locale
 import os
 import signal
 import sys
 import time
 
+from host_tools import resources
 from host_tools.resources import FIRMWARE
 from host_tools.errors import VERDICT, MatchboxError, one_line
 from tycoon import notation
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
-from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, PINMAP, BoxError
+from host_tools.virtual.box import GAP_MS, HOLD_MS, LONG_MS, BoxError
 from host_tools.virtual.new_box import make_box
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
@@ -189,8 +189,7 @@ def short_keys(cols):
 @functools.lru_cache(maxsize=1)
 def legend():
     """The keypad's rows of faces, as the pin map lays them out."""
-    with open(PINMAP) as f:
-        rows = json.load(f)["keypad"]["legend"]
+    rows = resources.load_pinmap()["keypad"]["legend"]
     shapes = {"B": "b", "D": "d"}  # the box shows b and d in lower case
     return [[shapes.get(c, c) for c in row] for row in rows]
 

@@ -67,11 +67,6 @@ def add_arguments(parser):
                         help="write the site into DIR (created if missing) and exit, no server")
 
 
-def _pinmap():
-    with open(resources.PINMAP) as f:
-        return json.load(f)
-
-
 def displays_markup(pinmap):
     """One SVG per display, all segments dark, each part with an id (display_svg's ids)."""
     out = []
@@ -118,7 +113,7 @@ def build(dest):
         raise WebError("the MicroPython WebAssembly build is not installed (%s missing): "
                        "run `npm ci --prefix host_tools/webpage` (or `make web-deps`)"
                        % ", ".join(missing))
-    pinmap = _pinmap()
+    pinmap = resources.load_pinmap()
     os.makedirs(dest, exist_ok=True)
     written = []
     py = []
@@ -132,7 +127,7 @@ def build(dest):
                 py.append((os.path.join(folder, name), "py/lib/%s/%s" % (package, name)))
     for src, name in BOARD_FILES:
         py.append((resources.package_file(*src.split("/")), "py/page/" + name))
-    py.append((resources.PINMAP, "py/flash/pinmap.json"))
+    py.append((resources.PINMAP, "py/flash/" + resources.PINMAP_NAME))
     for src, rel in py:
         _copy(src, os.path.join(dest, rel))
     written += [rel for _, rel in py]

@@ -15,7 +15,7 @@ import shutil
 import pytest
 import serial
 
-from host_tools import cli, doctor, flash
+from host_tools import cli, doctor, flash, resources
 from host_tools.resources import FIRMWARE
 from host_tools.virtual.pico import VirtualPico
 
@@ -288,7 +288,7 @@ def test_other_firmware_version_and_pin_map(capsys, pico, tmp_path):
     fw = tmp_path / "firmware"
     shutil.copytree(FIRMWARE, str(fw), symlinks=False)
     (fw / "lib" / "box" / "version.py").write_text('VERSION = "0.0.1"\n')
-    m = doctor.load_pinmap()
+    m = resources.load_pinmap()
     m["i2c"]["freq"] = 100000
     os.remove(str(fw / "pinmap.json"))
     (fw / "pinmap.json").write_text(json.dumps(m))
@@ -303,7 +303,7 @@ def test_other_firmware_version_and_pin_map(capsys, pico, tmp_path):
 
 def test_failing_selftest_shows_its_fail_line(capsys, pico, tmp_path):
     _flash(pico)
-    m = doctor.load_pinmap()
+    m = resources.load_pinmap()
     m["keypad"]["rows"][0] = m["keypad"]["cols"][0]
     (tmp_path / "flash" / "pinmap.json").write_text(json.dumps(m))
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
@@ -342,7 +342,7 @@ def test_key_test_needs_a_terminal(capsys, pico):
 def test_bus_displays_and_keys_on_a_board_with_machine(pico, tmp_path):
     flash_dir = str(tmp_path / "flash")
     _flash(pico)
-    m = doctor.load_pinmap()
+    m = resources.load_pinmap()
     addrs = [d["address"] for d in m["displays"]]
     _fake_machine(flash_dir, addrs)
     person = Person(flash_dir)
@@ -371,7 +371,7 @@ def test_bus_displays_and_keys_on_a_board_with_machine(pico, tmp_path):
 def test_problems_with_the_bus_displays_and_keys(pico, tmp_path):
     flash_dir = str(tmp_path / "flash")
     _flash(pico)
-    m = doctor.load_pinmap()
+    m = resources.load_pinmap()
     addrs = [d["address"] for d in m["displays"]]
     _fake_machine(flash_dir, addrs[:3] + [0x3C])
     with open(os.path.join(flash_dir, "held.txt"), "w") as f:
@@ -417,7 +417,7 @@ def test_ctrl_c_in_the_key_test_still_ends_maintenance_mode(pico, tmp_path):
 def test_yes_lights_the_displays_without_asking(capsys, pico, tmp_path):
     flash_dir = str(tmp_path / "flash")
     _flash(pico)
-    _fake_machine(flash_dir, [d["address"] for d in doctor.load_pinmap()["displays"]])
+    _fake_machine(flash_dir, [d["address"] for d in resources.load_pinmap()["displays"]])
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--light-seconds", "0.2")
     assert status == 0, out
     assert _word(out, 4) == "OK"

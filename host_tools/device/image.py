@@ -151,7 +151,7 @@ def _add_tree(writer, folder):
 
 def romfs_image(root=FIRMWARE):
     """(ROMFS image bytes, [(path in /rom, sha256)]): the box's modules as .mpy and the pin map,
-    laid out as on littlefs (lib/box/..., lib/tycoon/..., pinmap.json). Raises
+    laid out as on littlefs (lib/box/..., lib/tycoon/..., the pin map). Raises
     build.BuildError when a module does not compile."""
     with tempfile.TemporaryDirectory(prefix="matchbox-romfs-") as tmp:
         staged = build.stage(tmp, root=root)

@@ -1,7 +1,7 @@
 """The virtual box: the real firmware under the MicroPython unix port on virtual hardware.
 
 `VBox` starts `micropython host_tools/virtual/mpy/board.py` with a folder as the box's flash (the
-working directory: pinmap.json at its root, the journal in games/) and the firmware's lib on
+working directory: the pin map at its root, the journal in games/) and the firmware's lib on
 MICROPYPATH. It speaks the line protocol of docs/simulator.md: the board reports I2C writes,
 which go to one `VirtualHT16K33` per display address of the pin map; the host sets keys,
 unplugs displays and grants virtual time. Nothing runs between two calls: the board waits
@@ -29,7 +29,6 @@ from host_tools.virtual.ht16k33 import VirtualHT16K33
 MPY = resources.VIRTUAL_MPY
 LIB = resources.FIRMWARE_LIB
 MAIN = os.path.join(resources.FIRMWARE, "main.py")
-PINMAP = resources.PINMAP
 
 # Key names the box knows (box.keys.NAMES), upper case; hex faces also in lower case.
 KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
@@ -242,8 +241,7 @@ class VBox(Inputs):
         self._own_flash = flash is None
         self.flash = flash or tempfile.mkdtemp(prefix="vbox-flash-")
         os.makedirs(self.flash, exist_ok=True)
-        with open(PINMAP) as f:
-            self.pinmap = json.load(f)
+        self.pinmap = resources.load_pinmap()
         self.addresses = [d["address"] for d in self.pinmap["displays"]]
         self.devices = list(self.addresses if devices is None else devices)
         self.chips = {a: VirtualHT16K33(a) for a in self.devices}
@@ -276,9 +274,9 @@ class VBox(Inputs):
         journal repairs itself at resume)."""
         if self.proc is not None:
             raise BoxError("the box is already on")
-        dst = os.path.join(self.flash, "pinmap.json")
+        dst = os.path.join(self.flash, resources.PINMAP_NAME)
         if not os.path.exists(dst):
-            shutil.copyfile(PINMAP, dst)
+            shutil.copyfile(resources.PINMAP, dst)
         for chip in self.chips.values():
             chip.power_on()
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "board.py"),

@@ -36,7 +36,6 @@ HARNESS = os.path.join(NODE_DIR, "harness.js")
 CACHE = resources.pico_cache()
 UF2_NAME = "RPI_PICO-v1.28.0.uf2"
 BOOTROM_NAME = "rp2040-bootrom-b1.bin"
-PINMAP = resources.PINMAP
 
 # MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
 FS_BLOCK = 4096
@@ -240,8 +239,7 @@ class EmulatedPico(Inputs):
         self.uf2 = uf2 or own_image()
         if files is None:
             files = {} if carries_box(self.uf2) else firmware_files()
-        with open(PINMAP) as f:
-            self.pinmap = json.load(f)
+        self.pinmap = resources.load_pinmap()
         self.addresses = [d["address"] for d in self.pinmap["displays"]]
         self.devices = list(self.addresses if devices is None else devices)
         self.chips = {a: VirtualHT16K33(a) for a in self.devices}
@@ -285,7 +283,7 @@ class EmulatedPico(Inputs):
         if self.proc is not None:
             return
         self.proc = subprocess.Popen(
-            [node(), HARNESS, self.uf2, bootrom_path(), PINMAP], stdin=subprocess.PIPE,
+            [node(), HARNESS, self.uf2, bootrom_path(), resources.PINMAP], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
         self._buf = b""
         self._read_until("ready")
