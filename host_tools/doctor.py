@@ -28,16 +28,14 @@ import time
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import pull, replay_portable, resources
+from host_tools import replay_portable, resources
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
+from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown
 from host_tools.device.serial_board import CONNECT_TIMEOUT, BoardError, connect, reconnect
 from host_tools.errors import seconds_in
-from host_tools.flash import describe
 
 FLAG = "/maintenance"
-DAMAGED = "/games/damaged"    # damaged records the box kept (docs/journal.md)
-BROKEN = "/games/broken.txt"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
 LOST = (TransportError, serial.SerialException, OSError)
@@ -326,7 +324,7 @@ class Checks:
             else:
                 what = "%sline %d: %s: %s; %d of its %d lines not resumed" % (
                     (fixed,) + error + (lines - error[0] + 1, lines))
-            r.note("%s: %s" % (pull.shown(path), what))
+            r.note("%s: %s" % (shown(path), what))
 
     def checks(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
         if not self.firmware_check():

@@ -25,6 +25,7 @@ from mpremote.transport import TransportExecError
 
 from host_tools.resources import BOARD_PINMAP, FIRMWARE
 from host_tools.device import build, image, romfs_board
+from host_tools.device.board_info import describe, incompatibility
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             reconnect)
 from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
@@ -49,46 +50,6 @@ def add_arguments(parser):
 def run(args):
     return flash(port=args.port, source=args.source, dry_run=args.dry_run,
                  root=args.firmware, timeout=args.timeout)
-
-
-def board_mpy(mpy):
-    """(version, sub_version, arch name) from sys.implementation._mpy."""
-    arch = mpy >> 10
-    names = build.ARCH_NAMES
-    return mpy & 0xFF, (mpy >> 8) & 3, names[arch] if arch < len(names) else "arch%d" % arch
-
-
-def incompatibility(info, local_version, native_archs=()):
-    """Why the board cannot import our .mpy files, or None when it can.
-
-    Rule (docs/reference/mpyfiles.rst): the .mpy version must equal the board's. Sub-version
-    and architecture only matter for native code; the firmware is plain bytecode, so they
-    are checked only when a staged file carries native code (native_archs not empty).
-    """
-    version = ".".join(str(v) for v in info["version"][:3])
-    if info["mpy"] is None:
-        return ("the board's MicroPython %s cannot import .mpy files: flash with --source" % version)
-    b_version, b_sub, b_arch = board_mpy(info["mpy"])
-    if b_version != local_version[0]:
-        return ("the board's MicroPython %s loads mpy v%d, but this mpy-cross makes mpy v%d.%d: "
-                "install a matching MicroPython UF2 on the Pico (v1.19 or later reads mpy v6), "
-                "or flash with --source" % (version, b_version, local_version[0], local_version[1]))
-    for arch in native_archs:
-        if arch != b_arch or b_sub != local_version[1]:
-            return ("a module has %s native code (mpy v%d.%d) but the board runs %s code "
-                    "(mpy v%d.%d): flash with --source"
-                    % (arch, local_version[0], local_version[1], b_arch, b_version, b_sub))
-    return None
-
-
-def describe(info, port):
-    version = ".".join(str(v) for v in info["version"][:3])
-    if info["mpy"] is None:
-        fmt = "no .mpy support"
-    else:
-        v, sub, arch = board_mpy(info["mpy"])
-        fmt = "mpy v%d.%d, %s" % (v, sub, arch or "no native arch")
-    return "board: MicroPython %s on %s (%s) at %s" % (version, info["platform"], fmt, port)
 
 
 def owned(staged_paths):

@@ -40,11 +40,7 @@ from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardE
                                             find_box)
 from host_tools.errors import MatchboxError, seconds_in
 
-GAMES = "/games"
-CURRENT = GAMES + "/current.txt"
-ARCHIVE = GAMES + "/archive"
-DAMAGED = GAMES + "/damaged"
-BROKEN = GAMES + "/broken.txt"
+from host_tools.device.board_info import ARCHIVE, BROKEN, CURRENT, DAMAGED, shown
 
 
 def add_arguments(parser):
@@ -64,13 +60,6 @@ def add_arguments(parser):
 
 def run(args):
     return pull(args.dir, port=args.port, timeout=args.timeout, raw=args.raw, force=args.force)
-
-
-def shown(name):
-    """A name as it can be printed on one line: control characters escaped."""
-    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name):
-        return repr(name)[1:-1]
-    return name
 
 
 def refused(part):

@@ -16,10 +16,12 @@ the repository's own folders, so both read the same files:
 
 No command writes into any of these: an installed package may be read-only.
 """
+import importlib
 import importlib.resources
 import json
 import os
 import re
+import sys
 
 _PACKAGE = os.fspath(importlib.resources.files("host_tools"))
 _DATA = os.path.join(_PACKAGE, "data")
@@ -64,6 +66,14 @@ def load_pinmap(path=PINMAP):
     command and page of the host reads it through here."""
     with open(path) as f:
         return json.load(f)
+
+
+def firmware_module(name):
+    """A module of the firmware's lib (`box.app`, say) imported on CPython, for a table the
+    host shows as the box does: the firmware's constants are imported, never parsed."""
+    if FIRMWARE_LIB not in sys.path:
+        sys.path.append(FIRMWARE_LIB)
+    return importlib.import_module(name)
 
 
 def package_file(*parts):

@@ -11,7 +11,6 @@ Only curses, the standard library and the engine's notation reader are used. `ru
 the entry point (called by host_tools.sim); `action`, `layout`, `status_lines`, `explain` and
 `tone_words` are pure helpers.
 """
-import ast
 import curses
 import functools
 import locale
@@ -21,7 +20,6 @@ import sys
 import time
 
 from host_tools import resources
-from host_tools.resources import FIRMWARE
 from host_tools.errors import VERDICT, MatchboxError, one_line
 from tycoon import notation
 from host_tools.virtual import display_text as art
@@ -91,29 +89,19 @@ EXPANSION_WORDS = {"none": "no G/H cards", "gh2": "G/H 2 each", "gh4": "G/H 4 ea
 
 
 def firmware_errors():
-    """ERRORS of firmware/lib/box/app.py (error code -> display text), read from its source."""
-    path = os.path.join(FIRMWARE, "lib", "box", "app.py")
-    with open(path) as f:
-        tree = ast.parse(f.read())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "ERRORS" for t in node.targets):
-            return {k: v.decode() for k, v in ast.literal_eval(node.value).items()}
-    raise LookupError("ERRORS not found in box/app.py")
+    """The firmware's ERRORS (box.app: error code -> display text)."""
+    app = resources.firmware_module("box.app")
+    return {code: text.decode() for code, text in app.ERRORS.items()}
 
 
 def firmware_tones():
-    """{frequency in Hz: sequence name} of firmware/lib/box/buzzer.py, read from its source."""
-    path = os.path.join(FIRMWARE, "lib", "box", "buzzer.py")
-    with open(path) as f:
-        tree = ast.parse(f.read())
+    """{frequency in Hz: sequence name} of the firmware's buzzer sequences (box.buzzer)."""
+    buzzer = resources.firmware_module("box.buzzer")
     out = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name) and node.targets[0].id in TONE_WORDS:
-            for hz, _ms in ast.literal_eval(node.value):
-                if hz:
-                    out.setdefault(hz, node.targets[0].id)
+    for name in TONE_WORDS:
+        for hz, _ms in getattr(buzzer, name):
+            if hz:
+                out.setdefault(hz, name)
     return out
 
 

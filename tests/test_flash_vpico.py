@@ -12,7 +12,7 @@ import pytest
 import serial
 
 from host_tools import cli, flash, pull
-from host_tools.device import build
+from host_tools.device import board_info, build
 from host_tools.device.serial_board import SerialBoard
 from host_tools.virtual.pico import VirtualPico
 
@@ -203,12 +203,12 @@ def test_refuses_a_board_with_another_mpy_version(capsys, pico, fw, tmp_path, mo
 
 def test_incompatibility_rules():
     board = {"version": (1, 29, 0), "mpy": 6 | (3 << 8) | (4 << 10), "platform": "rp2", "machine": ""}
-    assert flash.incompatibility(board, (6, 3)) is None
-    assert flash.incompatibility(board, (6, 1)) is None  # sub-version only matters for native code
-    assert "loads mpy v5" in flash.incompatibility(dict(board, mpy=5 | (4 << 10)), (6, 3))
-    assert "cannot import .mpy" in flash.incompatibility(dict(board, mpy=None), (6, 3))
-    assert flash.incompatibility(board, (6, 3), ["armv6m"]) is None
-    assert "native code" in flash.incompatibility(board, (6, 3), ["xtensa"])
+    assert board_info.incompatibility(board, (6, 3)) is None
+    assert board_info.incompatibility(board, (6, 1)) is None  # sub-version only matters for native code
+    assert "loads mpy v5" in board_info.incompatibility(dict(board, mpy=5 | (4 << 10)), (6, 3))
+    assert "cannot import .mpy" in board_info.incompatibility(dict(board, mpy=None), (6, 3))
+    assert board_info.incompatibility(board, (6, 3), ["armv6m"]) is None
+    assert "native code" in board_info.incompatibility(board, (6, 3), ["xtensa"])
 
 
 def test_flash_full_names_free_space(capsys, fw, tmp_path):
