@@ -154,9 +154,8 @@ def exported(remote, data):
         print("matchbox pull: warning: %s:%d: %s" % (shown(remote), number, replay_portable.REPAIRED),
               file=sys.stderr)
     if text is None:
-        print("matchbox pull: warning: %s:%d: %s: %s (saved as it is on the box)" % (
-            shown(remote), error[0] if error else 0, error[1] if error else "syntax",
-            error[2] if error else "no game"), file=sys.stderr)
+        print("matchbox pull: warning: %s (saved as it is on the box)" % replay_portable.located(
+            shown(remote), error or (0, "syntax", "no game")), file=sys.stderr)
         return data
     return text.encode()
 

@@ -55,9 +55,6 @@ MAX_CONNECTIONS = 64   # open connections at most (far below the usual 1024 open
 class WebError(MatchboxError):
     """The site cannot be built or served; the message says why and what to do."""
 
-    def __init__(self, why):
-        MatchboxError.__init__(self, "", why)
-
 
 def add_arguments(parser):
     parser.add_argument("--port", type=int_in(0, 65535), default=8765,

@@ -17,9 +17,6 @@ from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
 class ReportError(MatchboxError):
     """A record or an output path the report cannot use; the message says which and why."""
 
-    def __init__(self, why):
-        MatchboxError.__init__(self, "", why)
-
 
 def ordinal(n):
     """1st, 2nd, 3rd, 4th ..."""

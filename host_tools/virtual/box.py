@@ -24,6 +24,7 @@ import time
 
 from host_tools import files, resources
 from host_tools.device import tools
+from host_tools.errors import MatchboxError
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 MPY = resources.VIRTUAL_MPY
@@ -39,7 +40,7 @@ GAP_MS = 60
 LONG_MS = 1000  # comfortably past the firmware's 700 ms long press
 
 
-class BoxError(RuntimeError):
+class BoxError(MatchboxError):
     """The board process misbehaved: crashed, stopped answering, or refused a command."""
 
 

@@ -28,6 +28,7 @@ import time
 import tty
 
 from host_tools.device import tools
+from host_tools.errors import MatchboxError
 
 RAW_MARK = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_MARK = b">>> "
@@ -177,8 +178,8 @@ for _m in ("sys", "os", "_m"):
 '''
 
 
-class VirtualPicoError(RuntimeError):
-    pass
+class VirtualPicoError(MatchboxError):
+    """The virtual Pico could not start or stopped answering."""
 
 
 class VirtualPico:
