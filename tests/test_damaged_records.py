@@ -13,7 +13,8 @@ from unittest import mock
 import pytest
 from tycoon import notation
 
-from host_tools import cli, pull, report
+from host_tools import cli
+from host_tools.commands import pull, report
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.device import serial_board
 from host_tools.virtual.pico import VirtualPico

@@ -1,6 +1,6 @@
 """`matchbox doctor` against a virtual Pico (the MicroPython unix port on a pty).
 
-The real firmware is flashed to it first with host_tools.flash. The unix port has no I2C bus
+The real firmware is flashed to it first with host_tools.commands.flash. The unix port has no I2C bus
 or GPIO pins, so the bus scan is skipped there; the tests that reach the display and key steps
 put a stand-in `machine` module on the virtual board's flash (FAKE_MACHINE below: I2C devices
 that answer and log their writes, and pins that read the key a scripted person holds).
@@ -15,7 +15,8 @@ import shutil
 import pytest
 import serial
 
-from host_tools import cli, doctor, flash, resources
+from host_tools import cli, resources
+from host_tools.commands import doctor, flash
 from host_tools.resources import FIRMWARE
 from host_tools.virtual.pico import VirtualPico
 

@@ -530,7 +530,7 @@ def test_doctor_key_walk_on_the_emulated_pico():
     """`matchbox doctor` in full on the emulated Pico, the key walk included: each key doctor
     asks for is held on the emulated keypad or button pin, and the board's own scan (on
     the Pico's MicroPython) must name it, every one of them."""
-    from host_tools import doctor
+    from host_tools.commands import doctor
     with ep.EmulatedPico() as pico:
         pico.boot()
         with ep.PicoPty(pico) as bridge:

@@ -11,7 +11,8 @@ import time
 import pytest
 import serial
 
-from host_tools import cli, flash, pull
+from host_tools import cli
+from host_tools.commands import flash, pull
 from host_tools.device import board_info, build
 from host_tools.device.serial_board import SerialBoard
 from host_tools.virtual.pico import VirtualPico

@@ -1,6 +1,6 @@
 """The box a simulator runs: the unix port's virtual box (VBox), or the emulated Pico (the
 Pico's own MicroPython in rp2040js) for `--pico`. Shared by `matchbox sim`'s headless mode and
-the terminal screen (host_tools.tui)."""
+the terminal screen (host_tools.terminal.tui)."""
 import os
 
 from host_tools.virtual.box import BoxError, VBox

@@ -11,7 +11,7 @@ The page (page.js) calls these functions; everything else is the firmware's own 
 - The journal's files live in the emulated filesystem; after a step that wrote them the page
   copies them to the browser's storage (flash_dirty()), and puts them back before boot().
 - record(): the game as plain notation; load(path): a record checked by the same reader as
-  `matchbox replay` (host_tools/replay_portable.py), then installed as the current game.
+  `matchbox replay` (host_tools/reports/replay_portable.py), then installed as the current game.
 Each step answers with one JSON text of what changed (displays, tones, state lines, log).
 """
 import json

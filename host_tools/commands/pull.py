@@ -35,7 +35,8 @@ import sys
 
 from mpremote.transport import TransportExecError
 
-from host_tools import files, replay_portable
+from host_tools import files
+from host_tools.reports import replay_portable
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             find_box)
 from host_tools.errors import MatchboxError, seconds_in

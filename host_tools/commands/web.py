@@ -37,8 +37,8 @@ BOARD_FILES = (
     ("webpage/board.py", "board.py"),
     ("virtual/mpy/parts.py", "parts.py"),
     ("virtual/ht16k33.py", "ht16k33.py"),
-    ("replay_portable.py", "replay_portable.py"),
-    ("state_log.py", "state_log.py"),
+    ("reports/replay_portable.py", "replay_portable.py"),
+    ("reports/state_log.py", "state_log.py"),
 )
 BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",

@@ -137,8 +137,8 @@ def keep_flash(folder, record):
 
 
 def interactive(args, record, warning, devices):
-    """The terminal simulator (host_tools.tui)."""
-    from host_tools import tui
+    """The terminal simulator (host_tools.terminal.tui)."""
+    from host_tools.terminal import tui
     return tui.run(args, record, warning, devices)
 
 
@@ -156,7 +156,7 @@ def run(args):
     except ValueError as exc:
         raise MatchboxError("--keys", str(exc).replace(" in --keys", "")) from None
     if not args.headless:
-        from host_tools import tui
+        from host_tools.terminal import tui
         tui.check_terminal()
     record = warning = None
     if args.journal:

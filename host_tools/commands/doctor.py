@@ -28,7 +28,8 @@ import time
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import replay_portable, resources
+from host_tools import resources
+from host_tools.reports import replay_portable
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
 from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown

@@ -8,7 +8,8 @@ The parts live in host_tools/reports/: trace (reading), plot (matplotlib), page.
 import os
 import sys
 
-from host_tools import files, replay_portable
+from host_tools import files
+from host_tools.reports import replay_portable
 from host_tools.errors import CANNOT, MatchboxError, check_folder
 from host_tools.reports.trace import ReportError, read_file
 
