@@ -18,7 +18,7 @@ import serial
 from host_tools import cli, resources
 from host_tools.commands import doctor, flash
 from host_tools.resources import FIRMWARE
-from host_tools.virtual.pico import VirtualPico
+from host_tools.virtual.pty_board import PtyBoard
 
 FAKE_MACHINE = '''
 """Stand-in for the Pico's machine module on the virtual Pico (doctor tests)."""
@@ -112,7 +112,7 @@ def reset():
 
 @pytest.fixture
 def pico(tmp_path):
-    with VirtualPico(str(tmp_path / "flash")) as board:
+    with PtyBoard(str(tmp_path / "flash")) as board:
         yield board
 
 
@@ -429,10 +429,10 @@ def test_yes_lights_the_displays_without_asking(capsys, pico, tmp_path):
 
 def test_full_flash(capsys, tmp_path):
     flash_dir = tmp_path / "flash"
-    with VirtualPico(str(flash_dir)) as pico:
+    with PtyBoard(str(flash_dir)) as pico:
         _flash(pico)
     used = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(str(flash_dir)) for f in files)
-    with VirtualPico(str(flash_dir), capacity=used + 4) as pico:
+    with PtyBoard(str(flash_dir), capacity=used + 4) as pico:
         status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
     assert status == 1
     assert "PROBLEM  the board's flash is full" in out, out

@@ -20,8 +20,9 @@ import sys
 
 from host_tools import resources
 from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line
-from host_tools.virtual.box import GAP_MS, BoxError, parse_keys, read_record
-from host_tools.virtual.new_box import make_box
+from host_tools.virtual.board_link import GAP_MS
+from host_tools.virtual.box import BoxError, parse_keys, read_record
+from host_tools.virtual.make_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
 
@@ -59,7 +60,7 @@ def headless(args, steps, record, warning, devices, out=None):
     out = out or sys.stdout
     if warning:
         print(warning, file=sys.stderr)
-    box = new_box(args, record, devices)
+    box = make_box(args, record, devices)
     with box:
         sent = 0
 
@@ -91,17 +92,6 @@ def headless(args, steps, record, warning, devices, out=None):
     if not args.stream:
         out.write(json.dumps(result) + "\n")
     return 0
-
-
-def new_box(args, record, devices):
-    """The box to run (host_tools.virtual.new_box); MatchboxError when it cannot run here."""
-    try:
-        return make_box(args, record, devices=devices)
-    except BoxError as exc:
-        what, _, why = one_line(exc).partition(": ")
-        if what != "--pico" or not why:
-            what, why = "the box", one_line(exc)
-        raise MatchboxError(what, why) from None
 
 
 def display_count(args):

@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 import webbrowser

@@ -5,7 +5,7 @@ import curses
 import functools
 
 from host_tools import resources
-from host_tools.virtual.box import HOLD_MS, LONG_MS
+from host_tools.virtual.board_link import HOLD_MS, LONG_MS
 
 def action(key):
     """What a key from curses get_wch() does: ("key", NAME, hold_ms) for a box key,

@@ -4,7 +4,7 @@ keyboard's actions carried out on the box."""
 import time
 
 from host_tools.terminal.words import firmware_errors, firmware_tones, tone_words
-from host_tools.virtual.box import GAP_MS, LONG_MS
+from host_tools.virtual.board_link import GAP_MS, LONG_MS
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
 PICO_BANNER = "EMULATED RP2040 - the Pico's MicroPython, no hardware"

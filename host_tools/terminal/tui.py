@@ -24,7 +24,7 @@ from host_tools.terminal.keyboard import action
 from host_tools.terminal.painter import Painter
 from host_tools.terminal.session import Session
 from host_tools.virtual.box import BoxError
-from host_tools.virtual.new_box import make_box
+from host_tools.virtual.make_box import make_box
 
 FRAME_MS = 40         # one screen update while idle
 
@@ -81,11 +81,7 @@ def check_terminal():
 def run(args, record=None, warning=None, devices=None):
     """`matchbox sim` without --headless (host_tools.commands.sim has checked the terminal, read the
     journal and counted the displays); returns the exit status."""
-    try:
-        box = make_box(args, record, devices=devices)
-    except BoxError as exc:
-        what, _, why = one_line(exc).partition(": ")
-        raise MatchboxError(what if why else "the box", why or one_line(exc)) from None
+    box = make_box(args, record, devices=devices)
     locale.setlocale(locale.LC_ALL, "")
     os.environ.setdefault("ESCDELAY", "25")
 

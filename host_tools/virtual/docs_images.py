@@ -13,7 +13,8 @@ import os
 import sys
 
 from host_tools import resources
-from host_tools.virtual.box import GAP_MS, VBox, parse_keys, setup_keys
+from host_tools.virtual.board_link import GAP_MS
+from host_tools.virtual.box import VBox, parse_keys, setup_keys
 from host_tools.virtual.display_svg import from_chip, picture
 
 # The docs live in the repository only: this tool runs in a checkout.

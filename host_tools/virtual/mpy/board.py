@@ -41,7 +41,10 @@ class _HwPico:
 
 
 def watch_app(board):
-    """Let the board find the App the runtime builds (for `d` dumps)."""
+    """Let the board find the App the runtime builds (for `d` dumps), with board=pico only:
+    there the real box.hw_pico makes the `hw` that box.runtime.start hands the app to
+    (hw.app), and the board never sees that object. (With board=virtual the board's own hw
+    gets it, as the hw contract says.)"""
     import box.app as appmod
     base = appmod.App
 
@@ -66,8 +69,8 @@ def main():
         if a:
             board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
-    watch_app(board)
     if opts["board"] == "pico":
+        watch_app(board)
         sys.modules["machine"] = parts.Machine(board)
         sys.modules["time"] = parts.Time(board)
     else:

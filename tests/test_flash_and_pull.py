@@ -1,5 +1,5 @@
 """End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
-unix port on a pty, see host_tools/virtual/pico.py), plus the virtual Pico itself under mpremote."""
+unix port on a pty, see host_tools/virtual/pty_board.py), plus the virtual Pico itself under mpremote."""
 import hashlib
 import os
 import pty
@@ -15,7 +15,7 @@ from host_tools import cli
 from host_tools.commands import flash, pull
 from host_tools.device import board_info, build
 from host_tools.device.serial_board import SerialBoard
-from host_tools.virtual.pico import VirtualPico
+from host_tools.virtual.pty_board import PtyBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 
@@ -58,7 +58,7 @@ def fw(tmp_path):
 
 @pytest.fixture
 def pico(tmp_path):
-    with VirtualPico(str(tmp_path / "flash")) as board:
+    with PtyBoard(str(tmp_path / "flash")) as board:
         yield board
 
 
@@ -216,7 +216,7 @@ def test_flash_full_names_free_space(capsys, fw, tmp_path):
     flash_dir = tmp_path / "small"
     _write(flash_dir / "games/archive/game-001.txt", "x" * 500)
     need = sum(len(_staged_bytes(fw, name)) for name, _ in build.stage(str(tmp_path / "s"), root=str(fw)))
-    with VirtualPico(str(flash_dir), capacity=500 + need // 2) as small:
+    with PtyBoard(str(flash_dir), capacity=500 + need // 2) as small:
         status, out, err = _flash(capsys, small, fw)
     assert status == 2
     assert "flash full while writing" in err
@@ -365,7 +365,7 @@ def test_virtual_pico_under_mpremote(pico, tmp_path):
 
 
 def test_virtual_pico_stops_its_process(tmp_path):
-    with VirtualPico(str(tmp_path / "flash")) as board:
+    with PtyBoard(str(tmp_path / "flash")) as board:
         pid = board._proc.pid
         os.kill(pid, 0)  # running
     with pytest.raises(ProcessLookupError):
