@@ -23,6 +23,10 @@ CANNOT = 2
 INTERRUPTED = 130
 TERMINATED = 143
 
+# The largest game record a command reads (sim --journal, report): far more than a game takes
+# (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
+MAX_RECORD = 1024 * 1024
+
 
 class MatchboxError(Exception):
     """A slip a person can fix: `what` (the thing: a file, an option) and `why` (the reason,

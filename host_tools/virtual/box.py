@@ -98,17 +98,13 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
     return keys + ["PLAY"]
 
 
-# The largest game record `sim --journal` puts on the box's flash: far more than a game
-# takes (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
-MAX_RECORD = 1024 * 1024
-
 
 def read_record(path):
     """(bytes, warning) of a game record to put on the box's flash. MatchboxError naming the
     file when it cannot be read or is larger than MAX_RECORD. A record the rules reject is
     still returned with a warning naming the file and the line and saying what the box does
     with it (its resume: docs/journal.md); the warning is None for a clean record."""
-    from host_tools.errors import read_bounded
+    from host_tools.errors import MAX_RECORD, read_bounded
     data = read_bounded(path, MAX_RECORD, "game record")
     error, verdict, repaired = boot_verdict(data)
     notes = ["%s:%d: repaired: a damaged line, read as the one action its checksum tag allows "
