@@ -38,17 +38,20 @@ from host_tools.errors import CANNOT, INTERRUPTED, MatchboxError, Stopped, one_l
 # subcommand -> (module, one-line help). A module provides add_arguments(parser) and
 # run(args) -> exit status.
 COMMANDS = (
-    ("replay", "host_tools.replay", "check game records and show the final state"),
-    ("ref", "host_tools.ref", "quick reference: the values each face can become and their cost"),
-    ("sim", "host_tools.sim", "run the box in the simulator (terminal, or --headless)"),
-    ("uf2", "host_tools.uf2", "write the firmware image to drag onto a Pico in BOOTSEL mode"),
-    ("flash", "host_tools.flash", "update the firmware on a Pico over USB serial"),
-    ("pull", "host_tools.pull", "download the current and archived games from the box"),
-    ("report", "host_tools.report", "turn a game record into a plot and an HTML page"),
-    ("doctor", "host_tools.doctor", "check a connected box: firmware, displays, keys"),
-    ("watch", "host_tools.watch", "live mirror of a box over USB serial"),
-    ("wiring", "host_tools.wiring", "regenerate the wiring diagram from the pin map"),
-    ("web", "host_tools.web", "the box in a web browser: build the page, serve it, open it"),
+    ("replay", "host_tools.commands.replay", "check game records and show the final state"),
+    ("ref", "host_tools.commands.ref",
+     "quick reference: the values each face can become and their cost"),
+    ("sim", "host_tools.commands.sim", "run the box in the simulator (terminal, or --headless)"),
+    ("uf2", "host_tools.commands.uf2",
+     "write the firmware image to drag onto a Pico in BOOTSEL mode"),
+    ("flash", "host_tools.commands.flash", "update the firmware on a Pico over USB serial"),
+    ("pull", "host_tools.commands.pull", "download the current and archived games from the box"),
+    ("report", "host_tools.commands.report", "turn a game record into a plot and an HTML page"),
+    ("doctor", "host_tools.commands.doctor", "check a connected box: firmware, displays, keys"),
+    ("watch", "host_tools.commands.watch", "live mirror of a box over USB serial"),
+    ("wiring", "host_tools.commands.wiring", "regenerate the wiring diagram from the pin map"),
+    ("web", "host_tools.commands.web",
+     "the box in a web browser: build the page, serve it, open it"),
     ("hall", "host_tools.hall.command", "every table of an event on one page, over MQTT"),
 )
 

@@ -1,6 +1,6 @@
 """What a person can get wrong, as one exception the `matchbox` command reports in one line.
 
-Every command raises `MatchboxError(what, why)` for a slip (a file that cannot be read, a number
+Every command raises `MatchboxError(what, why)` (or one of its kinds) for a slip (a file that cannot be read, a number
 out of range, a board that is not there); host_tools.cli formats it as
 `matchbox COMMAND: what: why` on stderr and exits with its status:
 
@@ -23,12 +23,21 @@ CANNOT = 2
 INTERRUPTED = 130
 TERMINATED = 143
 
+# The largest game record a command reads (sim --journal, report): far more than a game takes
+# (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
+MAX_RECORD = 1024 * 1024
+
 
 class MatchboxError(Exception):
     """A slip a person can fix: `what` (the thing: a file, an option) and `why` (the reason,
-    with what to do when there is something to do); `status` is the exit status."""
+    with what to do when there is something to do); `status` is the exit status. Given one
+    text only, it is the why. Every error class of the host tools is one of these (the
+    virtual boards', the device link's, the build's, the report's, the web page's), so the
+    command line says each the same way."""
 
-    def __init__(self, what, why, status=CANNOT):
+    def __init__(self, what, why=None, status=CANNOT):
+        if why is None:
+            what, why = "", what
         Exception.__init__(self, "%s: %s" % (what, why) if what else why)
         self.what = what
         self.why = why

@@ -9,15 +9,19 @@ the repository's own folders, so both read the same files:
 | --- | --- | --- |
 | FIRMWARE | host_tools/data/firmware | firmware/ |
 | HARDWARE | host_tools/data/hardware | hardware/ |
+| PINMAP, load_pinmap() | host_tools/data/hardware/pinmap.json | hardware/pinmap.json |
 | WASM | host_tools/data/wasm | host_tools/webpage/node_modules/@micropython/... |
 | firmware_image() | host_tools/data/matchbox-pico.uf2 | dist/matchbox-pico.uf2 |
 | VIRTUAL_MPY, WEBPAGE, RP2040JS | host_tools/virtual/mpy, webpage, virtual/rp2040js (both) |
 
 No command writes into any of these: an installed package may be read-only.
 """
+import importlib
 import importlib.resources
+import json
 import os
 import re
+import sys
 
 _PACKAGE = os.fspath(importlib.resources.files("host_tools"))
 _DATA = os.path.join(_PACKAGE, "data")
@@ -41,15 +45,35 @@ def _pick(installed, *checkout):
     return os.path.join(_DATA, installed) if INSTALLED else os.path.join(CHECKOUT, *checkout)
 
 
-FIRMWARE = _pick(DATA_FIRMWARE, "firmware")   # main.py, lib/box, lib/tycoon, pinmap.json
-HARDWARE = _pick(DATA_HARDWARE, "hardware")   # pinmap.json, wiring.svg
-PINMAP = os.path.join(HARDWARE, "pinmap.json")  # firmware/pinmap.json is this file
+FIRMWARE = _pick(DATA_FIRMWARE, "firmware")   # main.py, lib/box, lib/tycoon, the pin map
+HARDWARE = _pick(DATA_HARDWARE, "hardware")   # the pin map, wiring.svg
+# The pin and address map: the one name of its file, on the host and on a board's root.
+PINMAP_NAME = "pinmap.json"
+PINMAP = os.path.join(HARDWARE, PINMAP_NAME)   # firmware/pinmap.json is this file
+PINMAP_SOURCE = "hardware/" + PINMAP_NAME      # how messages name it
+BOARD_PINMAP = "/" + PINMAP_NAME               # on a board: a maker's own, on the littlefs
+ROM_PINMAP = "/rom/" + PINMAP_NAME             # on a board: the image's default
 FIRMWARE_LIB = os.path.join(FIRMWARE, "lib")
 VERSION_FILE = os.path.join(FIRMWARE_LIB, "box", "version.py")
 WASM = _pick(DATA_WASM, "host_tools", "webpage", "node_modules", *WASM_PACKAGE)
 VIRTUAL_MPY = os.path.join(_PACKAGE, "virtual", "mpy")   # the unix port's side of the VBox
 WEBPAGE = os.path.join(_PACKAGE, "webpage")               # index.html, page.css, page.js, board.py
 RP2040JS = os.path.join(_PACKAGE, "virtual", "rp2040js")  # the emulated Pico's Node part
+
+
+def load_pinmap(path=PINMAP):
+    """The pin map as a dict (hardware/pinmap.json unless path names another): every board,
+    command and page of the host reads it through here."""
+    with open(path) as f:
+        return json.load(f)
+
+
+def firmware_module(name):
+    """A module of the firmware's lib (`box.app`, say) imported on CPython, for a table the
+    host shows as the box does: the firmware's constants are imported, never parsed."""
+    if FIRMWARE_LIB not in sys.path:
+        sys.path.append(FIRMWARE_LIB)
+    return importlib.import_module(name)
 
 
 def package_file(*parts):

@@ -1,7 +1,7 @@
 """SVG documents built with xml.etree.ElementTree: the one SVG writer of the host tools.
 
 The displays' pictures (host_tools.virtual.display_svg) and the wiring diagram
-(host_tools.wiring) are made of elements added here; ElementTree escapes and serialises.
+(host_tools.commands.wiring) are made of elements added here; ElementTree escapes and serialises.
 This module adds what ElementTree leaves to its user: keyword attributes
 (font_size= -> font-size, class_= -> class, None left out) and one short number format, so
 a generated picture is the same bytes on every run and its staleness test can compare bytes.

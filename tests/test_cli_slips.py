@@ -95,6 +95,7 @@ CASES = [
     (("replay", "dir"), 2, ["dir", "it is a directory"]),
     (("replay", "--runtime", "perl", "game.txt"), 2, ["--runtime", "invalid choice"]),
     (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
+    (("replay", "--runtime", "micropython", "dir"), 2, ["dir", "it is a directory"]),
     # uf2
     (("uf2", "-o", "dir"), 2, ["dir", "it is a directory"]),
     (("uf2", "-o", "game.txt"), 2, ["game.txt", "it exists (--force replaces it)"]),
@@ -167,6 +168,8 @@ CASES = [
     (("pull", "--port", NO_PORT, "got"), 2, ["no board at " + NO_PORT]),
     (("pull", "notes.txt", "--port", NO_PORT), 2, ["notes.txt", "not a folder"]),
     (("pull", "--timeout", "soon"), 2, ["--timeout", "not a number of seconds"]),
+    (("pull", "--timeout", "-1"), 2, ["--timeout", "out of range"]),
+    (("flash", "--dry-run", "--firmware", "dir"), 2, ["dir", "not a firmware folder"]),
     (("doctor", "--key-timeout", "-1"), 2, ["--key-timeout", "out of range"]),
     (("doctor", "--light-seconds", "1e9"), 2, ["--light-seconds", "out of range"]),
     # wiring, web

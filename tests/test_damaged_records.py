@@ -13,10 +13,11 @@ from unittest import mock
 import pytest
 from tycoon import notation
 
-from host_tools import cli, pull, report
+from host_tools import cli
+from host_tools.commands import pull, report
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.device import serial_board
-from host_tools.virtual.pico import VirtualPico
+from host_tools.virtual.pty_board import PtyBoard
 
 SAMPLE = os.path.join(ROOT, "docs", "examples", "sample-game.txt")
 
@@ -130,7 +131,7 @@ def test_pull_brings_the_damaged_copy_home(capsys, tmp_path):
     (flash / "games" / "current.txt").write_bytes(bad)
     boot_flash(flash)                                  # the box keeps it in games/damaged/
     (flash / "games" / "broken.txt").write_bytes(b"players 9\n")
-    with VirtualPico(str(flash)) as pico:
+    with PtyBoard(str(flash)) as pico:
         status, out, err = _pull(capsys, "--port", pico.port, "--timeout", "5", str(tmp_path / "home"))
     assert status == 0, err
     home = tmp_path / "home"
@@ -212,7 +213,7 @@ def test_pull_never_replaces_a_file_without_force(capsys, tmp_path):
     mine = tmp_path / "mine.txt"
     mine.write_text("my own notes\n")
     os.symlink(str(mine), str(dest / "current.txt"))   # a link someone left there
-    with VirtualPico(str(flash)) as pico:
+    with PtyBoard(str(flash)) as pico:
         status, out, err = _pull(capsys, "--port", pico.port, str(dest))
         assert status == 1 and "current.txt exists and differs" in err and "--force" in err
         assert mine.read_text() == "my own notes\n"
@@ -228,7 +229,7 @@ def test_a_tab_in_one_name_skips_that_file_only(capsys, tmp_path):
     (flash / "games" / "archive").mkdir(parents=True)
     (flash / "games" / "archive" / "game-001.txt").write_text("players 2\n")
     (flash / "games" / "archive" / "game\t002.txt").write_text("players 3\n")
-    with VirtualPico(str(flash)) as pico:
+    with PtyBoard(str(flash)) as pico:
         status, out, err = _pull(capsys, "--port", pico.port, str(tmp_path / "home"))
     assert status == 1
     assert "warning: skipped /games/archive/game\\t002.txt: a control character in a name" in err
@@ -253,7 +254,7 @@ def test_port_auto_picks_only_a_matchbox(capsys, tmp_path):
     flash = tmp_path / "flash"
     (flash / "games").mkdir(parents=True)
     (flash / "games" / "current.txt").write_text("players 2\n")
-    with VirtualPico(str(flash)) as pico:
+    with PtyBoard(str(flash)) as pico:
         with ports(Port(pico.port, 0x2E8A, 5), Port("/dev/ttyUSB0", 0x1A86, 0x7523)):
             status, out, err = _pull(capsys, str(tmp_path / "home"))
             assert status == 2 and "has no Matchbox firmware" in err
@@ -395,14 +396,14 @@ def test_damage_of_every_kind_on_the_virtual_box(tmp_path, case):
 
 
 def test_port_auto_for_flash_doctor_and_watch(capsys, tmp_path, monkeypatch):
-    from host_tools import watch
+    from host_tools.commands import watch
 
     def ports(*found):
         return mock.patch.object(serial_board.serial.tools.list_ports, "comports",
                                  return_value=list(found))
     flash = tmp_path / "flash"
     (flash / "games").mkdir(parents=True)
-    with VirtualPico(str(flash)) as pico:
+    with PtyBoard(str(flash)) as pico:
         with ports(Port("/dev/ttyUSB0", 0x1A86, 0x7523), Port(pico.port, 0x2E8A, 5)):
             # flash takes the Pico (a fresh one here), never the other device
             status = cli.main(["flash", "--dry-run"])

@@ -1,5 +1,5 @@
 """SVG pictures of the displays (host_tools.virtual.display_svg) and the docs' pictures made from
-situations played on the virtual box (host_tools.docs_images).
+situations played on the virtual box (host_tools.virtual.docs_images).
 
 Pictures are read back: each segment polygon, point and colon dot is lit when it is filled
 with the lit colour, so the masks a picture shows can be compared with what the firmware
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from box import font
 
-from host_tools import docs_images
+from host_tools.virtual import docs_images
 from host_tools.virtual import display_svg as svg
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
@@ -117,7 +117,7 @@ def test_the_docs_pictures_show_their_situation(name):
     text = docs_images.render(name)
     assert [reading(m, c) for m, c in modules(text)] == EXPECTED[name]
     with open(docs_images.path(name)) as f:
-        assert f.read() == text, "run python -m host_tools.docs_images"
+        assert f.read() == text, "run python -m host_tools.virtual.docs_images"
 
 
 def test_check_finds_missing_and_stale_pictures(tmp_path, monkeypatch, capsys):

@@ -25,7 +25,7 @@ def _section(path, title):
 
 
 def test_every_error_code_of_the_firmware_is_explained_in_readme_and_display_docs():
-    from host_tools.tui import firmware_errors
+    from host_tools.terminal.words import firmware_errors
     readme = _section("README.md", "### Error codes")
     display = _section(os.path.join("docs", "display.md"), "## Errors")
     table_rows = [line for line in readme.splitlines() if line.startswith("|")]

@@ -33,6 +33,7 @@ from tycoon import notation, state  # noqa: E402
 from tycoon.game import Game  # noqa: E402
 
 from box_helpers import shown  # noqa: E402
+from host_tools import resources  # noqa: E402
 from host_tools.resources import CHECKOUT as ROOT  # noqa: E402
 from host_tools.virtual.box import VBox, action_keys, setup_keys  # noqa: E402
 from test_power_cuts import scenario, snapshot  # noqa: E402
@@ -529,7 +530,7 @@ def test_doctor_key_walk_on_the_emulated_pico():
     """`matchbox doctor` in full on the emulated Pico, the key walk included: each key doctor
     asks for is held on the emulated keypad or button pin, and the board's own scan (on
     the Pico's MicroPython) must name it, every one of them."""
-    from host_tools import doctor
+    from host_tools.commands import doctor
     with ep.EmulatedPico() as pico:
         pico.boot()
         with ep.PicoPty(pico) as bridge:
@@ -538,7 +539,7 @@ def test_doctor_key_walk_on_the_emulated_pico():
                                    key_timeout=5, ask=lambda q: "y")
     out = person.text
     assert status == 0, out
-    order = doctor.key_order(doctor.load_pinmap())
+    order = doctor.key_order(resources.load_pinmap())
     assert [line.split()[1] for line in out.splitlines() if line.strip().startswith("press ")] \
         == order and len(order) == 24, out
     assert "all 24 keys seen" in out and "all segments of 4 display(s) light (confirmed)" in out

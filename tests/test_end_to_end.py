@@ -10,7 +10,7 @@ import sys
 
 from host_tools import cli
 from host_tools.virtual.box import VBox, action_keys, setup_keys
-from host_tools.virtual.pico import VirtualPico
+from host_tools.virtual.pty_board import PtyBoard
 from tycoon import notation
 
 MATCHBOX = os.path.join(os.path.dirname(sys.executable), "matchbox")
@@ -44,7 +44,7 @@ def test_games_off_a_flashed_box_replay_and_report(tmp_path):
             path = os.path.join(flash_dir, name)
             shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
 
-    with VirtualPico(flash_dir) as pico:      # flashing leaves the saved games alone
+    with PtyBoard(flash_dir) as pico:      # flashing leaves the saved games alone
         assert cli.main(["flash", "--port", pico.port, "--timeout", "10"]) == 0
         out = subprocess.run(
             [sys.executable, "-m", "mpremote", "connect", pico.port, "resume", "exec",

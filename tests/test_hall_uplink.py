@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from hall_helpers import CLI, Hall, box_games, enrol, free_port, game_ops, key_in, until
-from host_tools import replay_portable
+from host_tools.reports import replay_portable
 from host_tools.hall import uplink as up
 from host_tools.virtual.box import VBox
 

@@ -129,7 +129,7 @@ def test_report_and_the_box_stop_where_replay_stops(files, tmp_path, capsys):
 
 
 def _replay(path):
-    from host_tools import replay_portable
+    from host_tools.reports import replay_portable
     return replay_portable.replay(path)
 
 
@@ -143,7 +143,7 @@ def test_sim_journal_names_the_line_and_resumes_before_it(files):
 
 
 def test_the_plain_record_of_a_journal(tmp_path):
-    from host_tools import replay_portable
+    from host_tools.reports import replay_portable
     game = notation.load(["players 3", "1: play 3", "2: pass"])[0]
     lines = notation.header_text(game).split("\n")[:-1] + ["1: play 3", "2: pass", "undo",
                                                            "undo", "1: play 4"]

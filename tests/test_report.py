@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from PIL import Image, ImageColor
 
-from host_tools import cli, report
+from host_tools import cli
+from host_tools.commands import report
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.reports import plot as report_plot, trace as report_trace
 from tycoon import notation

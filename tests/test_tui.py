@@ -27,9 +27,9 @@ from box.app import ERRORS
 
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual import display_text as art
-from host_tools import tui
+from host_tools.terminal import keyboard, layout, session, words
 from host_tools.virtual.ht16k33 import READING, VirtualHT16K33
-from host_tools.virtual.box import HOLD_MS, LONG_MS
+from host_tools.virtual.board_link import HOLD_MS, LONG_MS
 
 LIT_FG = "ff0000"    # colour 196, the lit segments on a 256-colour terminal
 UNLIT_FG = "5f0000"  # colour 52, the faint unlit ones
@@ -101,54 +101,54 @@ def test_bad_digit_sizes_are_refused():
 
 def test_keyboard_map():
     import curses
-    assert tui.action("a") == ("key", "A", HOLD_MS)
-    assert tui.action("F") == ("key", "F", HOLD_MS)
-    assert tui.action("g") == ("key", "G", HOLD_MS)
-    assert tui.action("7") == ("key", "7", HOLD_MS)
+    assert keyboard.action("a") == ("key", "A", HOLD_MS)
+    assert keyboard.action("F") == ("key", "F", HOLD_MS)
+    assert keyboard.action("g") == ("key", "G", HOLD_MS)
+    assert keyboard.action("7") == ("key", "7", HOLD_MS)
     for k in (" ", "\n", "\r", curses.KEY_ENTER):
-        assert tui.action(k) == ("key", "PLAY", HOLD_MS)
-    assert tui.action("p") == ("key", "PASS", HOLD_MS)
-    assert tui.action("s") == tui.action("=") == ("key", "AS", HOLD_MS)
+        assert keyboard.action(k) == ("key", "PLAY", HOLD_MS)
+    assert keyboard.action("p") == ("key", "PASS", HOLD_MS)
+    assert keyboard.action("s") == keyboard.action("=") == ("key", "AS", HOLD_MS)
     for k in ("\x7f", "\x08", curses.KEY_BACKSPACE):
-        assert tui.action(k) == ("key", "DEL", HOLD_MS)
-    assert tui.action(curses.KEY_DC) == ("key", "DEL", LONG_MS)
-    assert tui.action("u") == ("key", "UNDO", HOLD_MS)
-    assert tui.action("U") == ("key", "UNDO", HOLD_MS)   # UNDO has no long press
-    assert tui.action("m") == ("key", "MENU", HOLD_MS)
-    assert tui.action("M") == ("key", "MENU", LONG_MS)
-    assert tui.action("q") == tui.action("\x03") == ("quit",)
-    assert tui.action("\x12") == ("power",)
-    assert tui.action(curses.KEY_F0 + 2) == ("plug", 1)
-    assert tui.action(curses.KEY_RESIZE) == ("resize",)
-    assert tui.action("z") is None and tui.action("i") is None
+        assert keyboard.action(k) == ("key", "DEL", HOLD_MS)
+    assert keyboard.action(curses.KEY_DC) == ("key", "DEL", LONG_MS)
+    assert keyboard.action("u") == ("key", "UNDO", HOLD_MS)
+    assert keyboard.action("U") == ("key", "UNDO", HOLD_MS)   # UNDO has no long press
+    assert keyboard.action("m") == ("key", "MENU", HOLD_MS)
+    assert keyboard.action("M") == ("key", "MENU", LONG_MS)
+    assert keyboard.action("q") == keyboard.action("\x03") == ("quit",)
+    assert keyboard.action("\x12") == ("power",)
+    assert keyboard.action(curses.KEY_F0 + 2) == ("plug", 1)
+    assert keyboard.action(curses.KEY_RESIZE) == ("resize",)
+    assert keyboard.action("z") is None and keyboard.action("i") is None
 
 
 def test_every_error_code_has_words():
-    assert tui.firmware_errors() == {k: v.decode() for k, v in ERRORS.items()}
-    assert set(tui.ERROR_HELP) == set(ERRORS)
+    assert words.firmware_errors() == {k: v.decode() for k, v in ERRORS.items()}
+    assert set(words.ERROR_HELP) == set(ERRORS)
     for code, text in ERRORS.items():
         shown = [word(text.decode()), word("Err"), "", ""]
-        assert tui.explain(shown, tui.firmware_errors()) == "Error %s: %s" % (
-            text.decode(), tui.ERROR_HELP[code])
-    assert tui.explain([word("1-5"), word("P2 F")], tui.firmware_errors()) == ""
+        assert words.explain(shown, words.firmware_errors()) == "Error %s: %s" % (
+            text.decode(), words.ERROR_HELP[code])
+    assert words.explain([word("1-5"), word("P2 F")], words.firmware_errors()) == ""
 
 
 def test_layout_fits_every_terminal():
-    assert tui.layout(80, 24, 4) == {"size": (3, 5), "per_row": 4, "keys": "full", "blanks": 4}
+    assert layout.layout(80, 24, 4) == {"size": (3, 5), "per_row": 4, "keys": "full", "blanks": 4}
     for n in (1, 2, 3, 4):
         for cols in (1, 10, 20, 39, 40, 59, 60, 79, 80, 81, 100, 132, 200):
             for rows in (1, 5, 10, 16, 20, 24, 25, 30, 50):
-                lay = tui.layout(cols, rows, n)
+                lay = layout.layout(cols, rows, n)
                 if lay["size"] is None:
                     continue
                 w, h = lay["size"]
                 lines = -(-n // lay["per_row"])
                 width = lay["per_row"] * (art.panel_width(w) + 2) - 1
-                keys = tui.KEYMAP_ROWS if lay["keys"] == "full" else len(tui.short_keys(cols))
+                keys = layout.KEYMAP_ROWS if lay["keys"] == "full" else len(keyboard.short_keys(cols))
                 assert width < cols
                 assert 4 + keys + lay["blanks"] + lines * (h + 4) - 1 <= rows
-    assert tui.layout(40, 10, 4)["size"] is None
-    assert tui.layout(200, 60, 4)["size"] == art.SIZES[0]
+    assert layout.layout(40, 10, 4)["size"] is None
+    assert layout.layout(200, 60, 4)["size"] == art.SIZES[0]
 
 
 def test_status_lines():
@@ -157,14 +157,14 @@ def test_status_lines():
             "revolution": True, "strongest": "0", "supply": 47, "finished": False,
             "ranking": [], "seats": [{"seat": s, "cards": 15 - s, "sticks": 1, "rank": None}
                                      for s in (1, 2, 3)]}
-    first, second = tui.status_lines("play", game, journal + "1: play 9 9  # x\n")
+    first, second = words.status_lines("play", game, journal + "1: play 9 9  # x\n")
     assert first == "Game  3 players · leader 2 · G/H 2 each · revolution at 4 · 52 sticks"
     assert second == ("Now   P3 to act · 12 cards · 1 stick · table 2×9 by P2 · REVOLUTION · "
                       "supply 47")
     game.update(finished=True, ranking=[2, 3, 1])
-    assert "ranking P2 P3 P1" in tui.status_lines("finished", game, journal)[1]
-    assert tui.status_lines("setup", None, "")[0].startswith("Setup")
-    for line in tui.status_lines("setup", None, ""):
+    assert "ranking P2 P3 P1" in words.status_lines("finished", game, journal)[1]
+    assert words.status_lines("setup", None, "")[0].startswith("Setup")
+    for line in words.status_lines("setup", None, ""):
         assert len(line) <= 78
 
 
@@ -172,25 +172,25 @@ def test_status_lines_show_the_defaults_of_header_lines_a_record_leaves_out():
     game = {"players": 2, "turn": 1, "table": None, "revolution": False, "strongest": "F",
             "supply": 40, "finished": False, "ranking": [],
             "seats": [{"seat": s, "cards": 15, "sticks": 0, "rank": None} for s in (1, 2)]}
-    first, _ = tui.status_lines("play", game, "players 2  # two\nsticks 30\n1: play 7\n")
+    first, _ = words.status_lines("play", game, "players 2  # two\nsticks 30\n1: play 7\n")
     assert first == "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 30 sticks"
 
 
 def test_card_in_the_setup_menu_is_explained_as_hands_bigger_than_the_deck():
-    errors = tui.firmware_errors()
+    errors = words.firmware_errors()
     shown = ["CArd", "Err "]
-    assert tui.explain(shown, errors, "setup") == \
+    assert words.explain(shown, errors, "setup") == \
         "Error CArd: the seats' cards add up to more than the deck holds"
-    assert tui.explain(shown, errors, "play") == "Error CArd: " + tui.ERROR_HELP["no-such-card"]
+    assert words.explain(shown, errors, "play") == "Error CArd: " + words.ERROR_HELP["no-such-card"]
 
 
 def test_tones_are_named_from_the_firmware_sequences():
     from box import buzzer
-    tones = tui.firmware_tones()
-    assert tui.tone_words(buzzer.REJECT[0][0], tones) == "low tone: refused"
-    assert tui.tone_words(buzzer.ACCEPT[0][0], tones) == "beep: accepted"
-    assert tui.tone_words(buzzer.REVOLUTION[2][0], tones) == "fanfare: revolution"
-    assert tui.tone_words(440, tones) == "tone 440 Hz"
+    tones = words.firmware_tones()
+    assert words.tone_words(buzzer.REJECT[0][0], tones) == "low tone: refused"
+    assert words.tone_words(buzzer.ACCEPT[0][0], tones) == "beep: accepted"
+    assert words.tone_words(buzzer.REVOLUTION[2][0], tones) == "fanfare: revolution"
+    assert words.tone_words(440, tones) == "tone 440 Hz"
 
 
 # --- the program in a pseudo-terminal --------------------------------------------------------
@@ -292,7 +292,7 @@ class Terminal:
         """Each drawn display as (masks, colon), read from the lit cells of its art."""
         lines = self.screen.display
         n = sum(1 for i in range(4) if any("display %d" % (i + 1) in l for l in lines))
-        lay = tui.layout(self.screen.columns, self.screen.lines, n)
+        lay = layout.layout(self.screen.columns, self.screen.lines, n)
         assert lay["size"] is not None, "no display art at this size"
         w, h = lay["size"]
         segments = segment_cells(w, h)
@@ -383,7 +383,7 @@ def term():
     def start(*args, cols=80, rows=24):
         t = Terminal(args, cols, rows)
         made.append(t)
-        t.wait_for(lambda t: tui.BANNER in t.text() and "Keypad" in t.text())
+        t.wait_for(lambda t: session.BANNER in t.text() and "Keypad" in t.text())
         return t
 
     yield start
@@ -393,7 +393,7 @@ def term():
 
 def test_starts_with_the_banner_and_the_setup_menu(term):
     t = term()
-    assert tui.BANNER in t.screen.display[0]
+    assert session.BANNER in t.screen.display[0]
     t.wait_for(lambda t: t.readings()[:2] == [word("PL 4"), word("SEt")])
     assert t.readings()[2:] == ["    ", "    "]
     text = t.text()
@@ -426,7 +426,7 @@ def test_an_error_code_is_shown_and_explained(term):
     t = term()
     t.keys(START + "p")   # the leader may not pass
     t.wait_for(lambda t: t.readings() == [word("----"), word("P1 F"), word("LEAd"), word("Err")])
-    assert "Error LEAd: " + tui.ERROR_HELP["cannot-pass"] in t.text()
+    assert "Error LEAd: " + words.ERROR_HELP["cannot-pass"] in t.text()
     # the error goes away by itself after a while, on the virtual clock that follows ours
     t.wait_for(lambda t: t.readings()[3] == word("St 1"), seconds=6)
 
@@ -440,7 +440,7 @@ def test_resizing_redraws_and_small_terminals_fall_back_to_text(term):
         t.pump(0.5)
         if cols >= 40:
             t.wait_for(lambda t: "SIMULATION" in t.screen.display[0])
-        if tui.layout(cols, rows, 4)["size"] is None and rows >= 2 and cols >= 12:
+        if layout.layout(cols, rows, 4)["size"] is None and rows >= 2 and cols >= 12:
             t.wait_for(lambda t: "1[1-5 ]" in t.text())
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
     assert t.status is None and alive(t.pid)
@@ -497,7 +497,7 @@ def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
                "whole record as games/damaged/NNN-current.txt and shows LoSt)" % record)
     assert warning in t.text()     # at once, before any key
     assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
-    t.pump(tui.NOTE_MS / 1000.0 + 0.5)
+    t.pump(session.NOTE_MS / 1000.0 + 0.5)
     assert warning in t.text()     # it stays until a key is pressed
     t.keys("u")
     t.wait_for(lambda t: warning not in t.text())
@@ -568,7 +568,7 @@ def test_pico_plays_on_the_emulated_rp2040():
         pytest.skip("pyte is not installed (make venv installs it)")
     t = Terminal(["--pico"], cols=100, rows=30)
     try:
-        t.wait_for(lambda t: tui.PICO_BANNER in t.screen.display[0] and "Keypad" in t.text(),
+        t.wait_for(lambda t: session.PICO_BANNER in t.screen.display[0] and "Keypad" in t.text(),
                    seconds=60)
         t.wait_for(lambda t: t.readings()[:2] == [word("PL 4"), word("SEt")], seconds=60)
         assert "Setup  PL players" in t.text()

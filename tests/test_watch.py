@@ -18,7 +18,8 @@ from tycoon import state
 from tycoon.cards import char
 from tycoon.game import CLEARED, FINISHED, FORCED, PASS, PLAY, RETURN, REVOLUTION, Game
 
-from host_tools import cli, watch
+from host_tools import cli
+from host_tools.commands import watch
 from host_tools.device.serial_board import BoardError
 from host_tools.virtual.box import VBox, action_keys, setup_keys
 

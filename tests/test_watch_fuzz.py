@@ -1,6 +1,6 @@
 """`matchbox watch` never ends in a traceback, whatever the lines: made-up and mutated state
 lines and JSON nested thousands deep, in a bounded, seeded loop (the state reader,
-host_tools.state_log.parse_state, must refuse what it cannot show)."""
+host_tools.reports.state_log.parse_state, must refuse what it cannot show)."""
 import io
 import json
 import random
@@ -10,8 +10,8 @@ import sys
 from tycoon import state
 from tycoon.game import Game
 
-from host_tools import watch
-from host_tools.state_log import parse_state
+from host_tools.commands import watch
+from host_tools.reports.state_log import parse_state
 
 TRIES = 2000
 ODD = [None, True, False, 0, 1, -1, 2, 3, 8, 9, 10 ** 30, 1.5, float("nan"), "", "x", "F", [],

@@ -7,7 +7,8 @@ import urllib.request
 
 import pytest
 
-from host_tools import cli, web
+from host_tools import cli
+from host_tools.commands import web
 from host_tools.resources import CHECKOUT as ROOT
 
 HAVE_WASM = all(os.path.isfile(os.path.join(web.WASM, n)) for n in web.WASM_FILES)
@@ -65,7 +66,7 @@ def test_the_server_sends_the_built_files_with_their_types(tmp_path):
                 with open(os.path.join(dest, name), "rb") as f:
                     assert r.read() == f.read()
         with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(base + "host_tools/web.py")
+            urllib.request.urlopen(base + "host_tools/commands/web.py")
     finally:
         httpd.shutdown()
         httpd.server_close()

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from host_tools import web
+from host_tools.commands import web
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual.box import VBox, setup_keys
 from host_tools.virtual.display_svg import from_chip
@@ -29,7 +29,7 @@ if not all(os.path.isfile(os.path.join(web.WASM, n)) for n in web.WASM_FILES):
     pytest.skip("browser tests need the WebAssembly build: make web-deps", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
 
-# Keys as the keyboard types them (the terminal simulator's map, host_tools/tui.py).
+# Keys as the keyboard types them (the terminal simulator's map, host_tools/terminal/tui.py).
 TYPED = {"AS": "s", "PLAY": "Enter", "PASS": "p", "DEL": "Backspace", "UNDO": "u", "MENU": "m"}
 # A whole game of three seats: an illegal PASS, a revolution, the quick reference, an UNDO,
 # a play refused as too weak, compulsory returns, the ranking, then a long MENU (setup menu).

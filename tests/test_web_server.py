@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from host_tools import web
+from host_tools.commands import web
 
 IDLE = 1100   # more connections than the 1024 files the server may open
 

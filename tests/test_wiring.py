@@ -6,7 +6,7 @@ import re
 from argparse import Namespace
 from xml.etree import ElementTree
 
-from host_tools import wiring
+from host_tools.commands import wiring
 from host_tools.resources import FIRMWARE, HARDWARE
 
 MAP = os.path.join(HARDWARE, "pinmap.json")

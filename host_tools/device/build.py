@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 from host_tools import resources
+from host_tools.errors import MatchboxError
 from host_tools.device import tools
 from host_tools.resources import CHECKOUT, FIRMWARE
 
@@ -34,7 +35,7 @@ HOST_ONLY = ("board",)
 SKIP_SUFFIXES = (".pyc", ".pyo")
 
 
-class BuildError(Exception):
+class BuildError(MatchboxError):
     """A module failed to compile: `errors` is a list of (path, line, message)."""
 
     def __init__(self, errors):

@@ -25,6 +25,7 @@ import tempfile
 from mpremote.romfs import VfsRomWriter
 
 from host_tools import resources
+from host_tools.errors import MatchboxError
 from host_tools.device import build
 from host_tools.resources import FIRMWARE
 
@@ -44,7 +45,7 @@ ROMFS_HEADER = VfsRomWriter.ROMFS_HEADER
 NOT_IN_ROMFS = ("main.py", "boot.py")
 
 
-class ImageError(Exception):
+class ImageError(MatchboxError):
     """A UF2 or ROMFS image that cannot be used: the message says which and why."""
 
 
@@ -151,7 +152,7 @@ def _add_tree(writer, folder):
 
 def romfs_image(root=FIRMWARE):
     """(ROMFS image bytes, [(path in /rom, sha256)]): the box's modules as .mpy and the pin map,
-    laid out as on littlefs (lib/box/..., lib/tycoon/..., pinmap.json). Raises
+    laid out as on littlefs (lib/box/..., lib/tycoon/..., the pin map). Raises
     build.BuildError when a module does not compile."""
     with tempfile.TemporaryDirectory(prefix="matchbox-romfs-") as tmp:
         staged = build.stage(tmp, root=root)

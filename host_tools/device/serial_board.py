@@ -19,6 +19,8 @@ import serial.tools.list_ports
 from mpremote.transport import TransportError, TransportExecError
 from mpremote.transport_serial import SerialTransport
 
+from host_tools.errors import MatchboxError
+
 RASPBERRY_PI_VID = 0x2E8A
 CONNECT_TIMEOUT = 10.0
 REBOOT_WAIT = 20.0  # seconds for a Pico to come back on USB after machine.reset()
@@ -31,7 +33,7 @@ CHUNK = 768  # bytes per write command (base64 keeps the command short and exact
 COMM_ERRORS = (TransportError, serial.SerialException, OSError, struct.error)
 
 
-class BoardError(Exception):
+class BoardError(MatchboxError):
     """A problem with the board or the port: the message is meant for the user as is."""
 
 

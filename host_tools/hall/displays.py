@@ -7,7 +7,6 @@ into a picture by the docs' renderer (host_tools.virtual.display_svg). What the 
 a moment only (an entry being keyed, an error, an announcement) is not in the record, so it
 is not on the page.
 """
-import json
 import sys
 
 from host_tools import resources
@@ -54,8 +53,7 @@ def panels_of(game):
 
 
 def labels():
-    with open(resources.PINMAP) as f:
-        roles = [d["role"].split(":")[0] for d in json.load(f)["displays"]]
+    roles = [d["role"].split(":")[0] for d in resources.load_pinmap()["displays"]]
     return ["%d %s" % (i + 1, role) for i, role in enumerate(roles[:DISPLAYS])]
 
 

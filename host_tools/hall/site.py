@@ -10,7 +10,7 @@
     /tables/BOX.svg   its four displays as the box shows them (host_tools.hall.displays)
     /standings.json   places and points across the finished games (host_tools.hall.standings)
 
-The server is host_tools.web's: at most MAX_CONNECTIONS open, a connection silent for IDLE_S
+The server is host_tools.commands.web's: at most MAX_CONNECTIONS open, a connection silent for IDLE_S
 seconds closed; at most MAX_STREAMS pages follow the stream at once (more get 503). Other
 methods get 501 from the standard library's handler.
 """
@@ -18,7 +18,7 @@ import importlib.resources
 import json
 import threading
 
-from host_tools import web
+from host_tools.commands import web
 from host_tools.hall import standings
 from host_tools.hall.accounts import NAME
 

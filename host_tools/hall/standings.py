@@ -1,6 +1,6 @@
 """The event's standings and each table's view, read from the records the hall stores.
 
-Every record is replayed by the engine's one reader (host_tools.replay_portable.replay, which
+Every record is replayed by the engine's one reader (host_tools.reports.replay_portable.replay, which
 `matchbox replay` uses; tycoon.notation underneath), so the hall's states are the ones
 `matchbox replay --json` prints. A finished game gives its seats places in the order they went
 out (the rules' ranking); place k of a game of n players is worth n - k points unless the hall
@@ -12,7 +12,7 @@ import os
 
 from tycoon import state
 
-from host_tools.replay_portable import replay
+from host_tools.reports.replay_portable import replay
 
 LAST_ACTIONS = 6
 

@@ -7,7 +7,7 @@ record with an error is kept up to its last legal action, with the error.
 import os
 from typing import Any, List, Optional, Tuple
 
-from host_tools.errors import MatchboxError, read_bounded
+from host_tools.errors import MAX_RECORD, MatchboxError, read_bounded
 from tycoon import notation
 from tycoon.cards import cost
 from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
@@ -16,9 +16,6 @@ from tycoon.game import (CLEARED, FINISHED, FORCED, OUT, PASS, PLAY, REVOLUTION,
 
 class ReportError(MatchboxError):
     """A record or an output path the report cannot use; the message says which and why."""
-
-    def __init__(self, why):
-        MatchboxError.__init__(self, "", why)
 
 
 def ordinal(n):
@@ -178,9 +175,8 @@ def read_record(f, name="game"):
 
 def read_file(path):
     """A Trace of a record file. Raises MatchboxError when the file cannot be read or is
-    larger than a record can be (host_tools.virtual.box.MAX_RECORD)."""
+    larger than a record can be (host_tools.errors.MAX_RECORD)."""
     import io
-    from host_tools.virtual.box import MAX_RECORD
     return read_record(io.BytesIO(read_bounded(path, MAX_RECORD, "game record")),
                        os.path.basename(path))
 

@@ -1,7 +1,7 @@
 """The virtual box: the real firmware under the MicroPython unix port on virtual hardware.
 
 `VBox` starts `micropython host_tools/virtual/mpy/board.py` with a folder as the box's flash (the
-working directory: pinmap.json at its root, the journal in games/) and the firmware's lib on
+working directory: the pin map at its root, the journal in games/) and the firmware's lib on
 MICROPYPATH. It speaks the line protocol of docs/simulator.md: the board reports I2C writes,
 which go to one `VirtualHT16K33` per display address of the pin map; the host sets keys,
 unplugs displays and grants virtual time. Nothing runs between two calls: the board waits
@@ -14,33 +14,23 @@ in its main loop's idle() until the host lets time pass (`advance`).
 """
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
-from host_tools import files, resources
+from host_tools import resources
 from host_tools.device import tools
-from host_tools.virtual.ht16k33 import VirtualHT16K33
+from host_tools.errors import MatchboxError
+from host_tools.virtual.board_link import HOLD_MS, LONG_MS, BoardLink, key_name
 
 MPY = resources.VIRTUAL_MPY
 LIB = resources.FIRMWARE_LIB
 MAIN = os.path.join(resources.FIRMWARE, "main.py")
-PINMAP = resources.PINMAP
-
-# Key names the box knows (box.keys.NAMES), upper case; hex faces also in lower case.
-KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
-             "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
-
-HOLD_MS = 60   # a key press as a person makes it
-GAP_MS = 60
-LONG_MS = 1000  # comfortably past the firmware's 700 ms long press
 
 
-class BoxError(RuntimeError):
+class BoxError(MatchboxError):
     """The board process misbehaved: crashed, stopped answering, or refused a command."""
 
 
@@ -51,14 +41,6 @@ def _last_words(console):
     if not lines:
         return " (it printed nothing)"
     return ": its last output was %r" % lines[-1][:200]
-
-
-def key_name(name):
-    """The canonical name of a key (upper case), or ValueError naming the unknown key."""
-    canon = str(name).upper()
-    if canon not in KEY_NAMES:
-        raise ValueError("unknown key %r (keys: %s)" % (name, " ".join(KEY_NAMES)))
-    return canon
 
 
 def parse_keys(text):
@@ -116,17 +98,13 @@ def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
     return keys + ["PLAY"]
 
 
-# The largest game record `sim --journal` puts on the box's flash: far more than a game
-# takes (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
-MAX_RECORD = 1024 * 1024
-
 
 def read_record(path):
     """(bytes, warning) of a game record to put on the box's flash. MatchboxError naming the
     file when it cannot be read or is larger than MAX_RECORD. A record the rules reject is
     still returned with a warning naming the file and the line and saying what the box does
     with it (its resume: docs/journal.md); the warning is None for a clean record."""
-    from host_tools.errors import read_bounded
+    from host_tools.errors import MAX_RECORD, read_bounded
     data = read_bounded(path, MAX_RECORD, "game record")
     error, verdict, repaired = boot_verdict(data)
     notes = ["%s:%d: repaired: a damaged line, read as the one action its checksum tag allows "
@@ -175,86 +153,25 @@ def micropython():
     return path
 
 
-class Inputs:
-    """Keys and display plugs of a box driven from the host, shared by VBox and the emulated
-    Pico: each becomes a command to the board's process, sent with the next advance. A box
-    provides advance(ms), `on` and _queue(command)."""
-
-    def press(self, name):
-        """Hold a key down (takes effect at the next advance; kept while the box is off)."""
-        name = key_name(name)
-        self.held.add(name)
-        self._queue("k %s 1" % name)
-
-    def release(self, name):
-        name = key_name(name)
-        self.held.discard(name)
-        self._queue("k %s 0" % name)
-
-    def release_all(self):
-        """Let go of every key."""
-        for name in sorted(self.held):
-            self.release(name)
-
-    def tap(self, name, hold=HOLD_MS, gap=GAP_MS):
-        """Press, hold `hold` ms, release, wait `gap` ms."""
-        self.press(name)
-        self.advance(hold)
-        self.release(name)
-        self.advance(gap)
-
-    def long_press(self, name, hold=LONG_MS, gap=GAP_MS):
-        self.tap(name, hold, gap)
-
-    def keys(self, names, hold=HOLD_MS, gap=GAP_MS):
-        """Tap each key of a list or a space-separated string; stops early on a power cut."""
-        if isinstance(names, str):
-            names = names.split()
-        for name in names:
-            if not self.on:
-                return
-            self.tap(name, hold, gap)
-
-    def unplug(self, addr):
-        """Pull a display off the bus: its writes get no ACK from now on."""
-        self.unplugged.add(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = False
-        self._queue("u %02x" % addr)
-
-    def replug(self, addr):
-        """Plug a display back in: it powers up blank until the firmware sets it up again."""
-        self.unplugged.discard(addr)
-        if addr in self.chips:
-            self.chips[addr].plugged = True
-        self._queue("p %02x" % addr)
-
-
-class VBox(Inputs):
+class VBox(BoardLink):
     """One virtual box. `flash`: folder holding its filesystem (a temporary one when None,
     removed by close()). `devices`: display addresses that are fitted (default: all of the
     pin map). `board`: "virtual" (mpy/board.py hands main.py a virtual hw) or "pico" (the real
     box.hw_pico on virtual machine/time modules). `step_ms`: virtual ms per main-loop pass.
     `timeout`: wall-clock seconds to wait for the board before BoxError."""
 
+    flush_torn = True   # the board's last words may lack their newline
+
     def __init__(self, flash=None, devices=None, board="virtual", step_ms=5, t0=0,
                  timeout=30.0, heap="512K"):
         self._own_flash = flash is None
         self.flash = flash or tempfile.mkdtemp(prefix="vbox-flash-")
         os.makedirs(self.flash, exist_ok=True)
-        with open(PINMAP) as f:
-            self.pinmap = json.load(f)
-        self.addresses = [d["address"] for d in self.pinmap["displays"]]
-        self.devices = list(self.addresses if devices is None else devices)
-        self.chips = {a: VirtualHT16K33(a) for a in self.devices}
+        BoardLink.__init__(self, devices, timeout)
         self.board = board
         self.step_ms = step_ms
         self.t0 = t0
-        self.timeout = timeout
         self.heap = heap
-        self.held = set()       # keys the host holds down (kept over power cycles)
-        self.unplugged = set()  # display addresses pulled off the bus
-        self.proc = None
         self.mode = "off"       # off, running, repl (main.py returned), crashed, cut
         self.now = None         # the board's clock at its last idle
         self.boots = 0
@@ -265,8 +182,6 @@ class VBox(Inputs):
         self.naks = {}          # address -> writes that got no ACK
         self.reads = []         # (ms, address, register, n): I2C reads of a chip's RAM
         self.cut_at = None      # flash units done when a scheduled cut struck
-        self._pending = []
-        self._buf = b""
 
     # --- power --------------------------------------------------------------------------------
 
@@ -276,9 +191,9 @@ class VBox(Inputs):
         journal repairs itself at resume)."""
         if self.proc is not None:
             raise BoxError("the box is already on")
-        dst = os.path.join(self.flash, "pinmap.json")
+        dst = os.path.join(self.flash, resources.PINMAP_NAME)
         if not os.path.exists(dst):
-            shutil.copyfile(PINMAP, dst)
+            shutil.copyfile(resources.PINMAP, dst)
         for chip in self.chips.values():
             chip.power_on()
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "board.py"),
@@ -348,12 +263,6 @@ class VBox(Inputs):
         if self._own_flash:
             shutil.rmtree(self.flash, ignore_errors=True)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
     @property
     def on(self):
         return self.proc is not None
@@ -388,17 +297,6 @@ class VBox(Inputs):
 
     # --- outputs ------------------------------------------------------------------------------
 
-    def displays(self):
-        """What each fitted display shows, in pin-map order: '' when it is dark (unplugged,
-        not set up, switched off), else the reading of VirtualHT16K33.text()."""
-        out = []
-        for a in self.addresses:
-            chip = self.chips.get(a)
-            if chip is None:
-                continue
-            out.append(chip.text() if chip.plugged and chip.lit else "")
-        return out
-
     def dump(self):
         """The board's own report: {"time", "flash_ops", "watchdog", "mode", "game"}."""
         if self.proc is None:
@@ -427,42 +325,16 @@ class VBox(Inputs):
 
     # --- the line protocol --------------------------------------------------------------------
 
-    def _send(self, commands):
-        data = "".join(c + "\n" for c in commands).encode()
-        try:
-            self.proc.stdin.write(data)
-        except (BrokenPipeError, OSError):
-            self._ended()
-
     def _ended(self):
         self.kill()
         self.mode = "crashed"
         raise BoxError("the board process ended unexpectedly%s" % _last_words(self.console))
 
-    def _lines(self):
-        deadline = time.monotonic() + self.timeout
-        fd = self.proc.stdout.fileno()
-        while True:
-            nl = self._buf.find(b"\n")
-            if nl >= 0:
-                line, self._buf = self._buf[:nl], self._buf[nl + 1:]
-                yield line.decode("utf-8", "replace")
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                self.mode = "crashed"
-                raise BoxError("the board did not answer in %ss%s" % (
-                    self.timeout, _last_words(self.console)))
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    if self._buf:
-                        self._buf += b"\n"
-                        continue
-                    self._ended()
-                self._buf += chunk
+    def _silent(self):
+        self.kill()
+        self.mode = "crashed"
+        raise BoxError("the board did not answer in %ss%s" % (
+            self.timeout, _last_words(self.console)))
 
     def _read_until(self, kind):
         """Handle board lines until one of `kind` ('i' or 'd') or a power cut; returns the

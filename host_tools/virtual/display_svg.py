@@ -6,7 +6,7 @@ the display shows anything at all (False: unplugged or dark, drawn dim with a no
 `from_chip` reads that from a VirtualHT16K33. `picture` lays out one or more displays in a
 row, each with a label under it, and returns the SVG text; the output depends only on its
 arguments, so generated pictures can be checked for staleness byte for byte. The elements
-are written with host_tools.svg. With `ident` (the web page's markup, host_tools/web.py)
+are written with host_tools.svg. With `ident` (the web page's markup, host_tools/commands/web.py)
 every display, segment, point and colon dot also gets an id, so a page can light segments by
 toggling a class instead of drawing digits.
 

@@ -21,22 +21,20 @@ own clock, which is an estimate of a Pico's, not a measurement.
 """
 import json
 import os
-import select
 import shutil
 import subprocess
 import tempfile
 import time
 
 from host_tools import resources
-from host_tools.virtual.box import GAP_MS, HOLD_MS, BoxError, Inputs
-from host_tools.virtual.ht16k33 import VirtualHT16K33
+from host_tools.virtual.board_link import GAP_MS, HOLD_MS, BoardLink
+from host_tools.virtual.box import BoxError
 
 NODE_DIR = resources.RP2040JS
 HARNESS = os.path.join(NODE_DIR, "harness.js")
 CACHE = resources.pico_cache()
 UF2_NAME = "RPI_PICO-v1.28.0.uf2"
 BOOTROM_NAME = "rp2040-bootrom-b1.bin"
-PINMAP = resources.PINMAP
 
 # MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
 FS_BLOCK = 4096
@@ -224,7 +222,7 @@ def firmware_files(source=False):
     return dict(_staged[source])
 
 
-class EmulatedPico(Inputs):
+class EmulatedPico(BoardLink):
     """One emulated box. `uf2`: the firmware (default: the box's own image, own_image());
     `files`: the littlefs to start from ({path: bytes}; default nothing for an image that
     carries the box's code, else the staged firmware as `matchbox flash` copies it);
@@ -240,16 +238,8 @@ class EmulatedPico(Inputs):
         self.uf2 = uf2 or own_image()
         if files is None:
             files = {} if carries_box(self.uf2) else firmware_files()
-        with open(PINMAP) as f:
-            self.pinmap = json.load(f)
-        self.addresses = [d["address"] for d in self.pinmap["displays"]]
-        self.devices = list(self.addresses if devices is None else devices)
-        self.chips = {a: VirtualHT16K33(a) for a in self.devices}
+        BoardLink.__init__(self, devices, timeout)
         self.files = dict(files)
-        self.timeout = timeout
-        self.held = set()
-        self.unplugged = set()
-        self.proc = None
         self.mode = "off"        # off, running, repl, cut
         self.now = 0             # emulated ms since this power-up
         self.elapsed = 0         # emulated ms over every power-up
@@ -274,9 +264,7 @@ class EmulatedPico(Inputs):
         self.framed_at = None    # ... and at which the first frame after that went out (the
                                  # first RAM write once all are lit: after the journal resumed)
         self._line = bytearray()
-        self._buf = b""
         self._tmp = tempfile.mkdtemp(prefix="pico-")
-        self._pending = []
         self._loaded = False
 
     # --- the Node process ---------------------------------------------------------------------
@@ -285,7 +273,7 @@ class EmulatedPico(Inputs):
         if self.proc is not None:
             return
         self.proc = subprocess.Popen(
-            [node(), HARNESS, self.uf2, bootrom_path(), PINMAP], stdin=subprocess.PIPE,
+            [node(), HARNESS, self.uf2, bootrom_path(), resources.PINMAP], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
         self._buf = b""
         self._read_until("ready")
@@ -316,12 +304,6 @@ class EmulatedPico(Inputs):
             proc.stderr.close()
         self.mode = "off"
         shutil.rmtree(self._tmp, ignore_errors=True)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # --- power --------------------------------------------------------------------------------
 
@@ -381,17 +363,7 @@ class EmulatedPico(Inputs):
     def _queue(self, command):
         self._pending.append(command)   # kept while the chip is off: taken at power-up
 
-    def unplug(self, address):
-        """Pull a display off the bus (its writes and reads get no ACK from now on)."""
-        self.unplugged.add(address)
-        self.chips[address].plugged = False
-        self._queue("u %02x" % address)
-
-    def plug(self, address):
-        """Plug a display back in: the chip powers up dark and blank, as a real one does."""
-        self.unplugged.discard(address)
-        self.chips[address].plugged = True
-        self._queue("p %02x" % address)
+    plug = BoardLink.replug
 
     def write_serial(self, data):
         """Bytes into the USB CDC serial (what a terminal or mpremote types)."""
@@ -430,16 +402,6 @@ class EmulatedPico(Inputs):
         return True
 
     # --- outputs ------------------------------------------------------------------------------
-
-    def displays(self):
-        """What each fitted display shows, in pin-map order ('' when dark), as VBox does."""
-        out = []
-        for a in self.addresses:
-            chip = self.chips.get(a)
-            if chip is None:
-                continue
-            out.append(chip.text() if chip.plugged and chip.lit else "")
-        return out
 
     def ram(self):
         """{address: bytes(16)} display RAM of every fitted chip."""
@@ -509,15 +471,6 @@ class EmulatedPico(Inputs):
 
     # --- the line protocol --------------------------------------------------------------------
 
-    def _send(self, commands):
-        if not commands:
-            return
-        data = "".join(c + "\n" for c in commands).encode()
-        try:
-            self.proc.stdin.write(data)
-        except (BrokenPipeError, OSError):
-            self._ended()
-
     def _ended(self):
         err = b""
         try:
@@ -533,24 +486,8 @@ class EmulatedPico(Inputs):
         raise PicoError("the emulator ended unexpectedly%s" % (
             ": " + said[0][:300] if said else " (it printed nothing)"))
 
-    def _lines(self):
-        deadline = time.monotonic() + self.timeout
-        fd = self.proc.stdout.fileno()
-        while True:
-            nl = self._buf.find(b"\n")
-            if nl >= 0:
-                line, self._buf = self._buf[:nl], self._buf[nl + 1:]
-                yield line.decode("utf-8", "replace")
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise PicoError("the emulator did not answer in %ss" % self.timeout)
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    self._ended()
-                self._buf += chunk
+    def _silent(self):
+        raise PicoError("the emulator did not answer in %ss" % self.timeout)
 
     def _serial_in(self, data):
         self.serial += data

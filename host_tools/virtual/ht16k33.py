@@ -23,7 +23,7 @@ which resets the chip (oscillator and display off, RAM cleared). read(register, 
 a read of the display RAM (a register write, a repeated start, n bytes). VirtualBus puts chips
 behind a machine.I2C-like writeto(), readfrom_mem_into() and scan() for code that wants a bus.
 
-Plain Python that also runs under MicroPython: the web page (host_tools/web.py) runs this very
+Plain Python that also runs under MicroPython: the web page (host_tools/commands/web.py) runs this very
 model in the browser, next to the firmware.
 """
 import errno

@@ -11,7 +11,7 @@ The page (page.js) calls these functions; everything else is the firmware's own 
 - The journal's files live in the emulated filesystem; after a step that wrote them the page
   copies them to the browser's storage (flash_dirty()), and puts them back before boot().
 - record(): the game as plain notation; load(path): a record checked by the same reader as
-  `matchbox replay` (host_tools/replay_portable.py), then installed as the current game.
+  `matchbox replay` (host_tools/reports/replay_portable.py), then installed as the current game.
 Each step answers with one JSON text of what changed (displays, tones, state lines, log).
 """
 import json
@@ -26,31 +26,12 @@ from tycoon import notation
 MASK = parts.MASK
 
 
-class Buzzer:
-    """machine.PWM-like: each change of tone is kept for the page (which plays it)."""
+class Buzzer(parts.PWM):
+    """The virtual board's machine.PWM-like buzzer (parts.PWM): each change of tone is kept
+    for the page (which plays it)."""
 
-    def __init__(self, board):
-        self.board = board
-        self._freq = 1000
-        self._duty = 0
-
-    def freq(self, hz=None):
-        if hz is None:
-            return self._freq
-        if hz != self._freq:
-            self._freq = hz
-            if self._duty:
-                self.board.tones.append((hz, self._duty))
-
-    def duty_u16(self, d=None):
-        if d is None:
-            return self._duty
-        if d != self._duty:
-            self._duty = d
-            self.board.tones.append((self._freq, d))
-
-    def deinit(self):
-        self.duty_u16(0)
+    def _report(self):
+        self.board.tones.append((self._freq, self._duty))
 
 
 class PageStore(store.Store):
@@ -95,33 +76,27 @@ class PageBoard(parts.VirtualBoard):
         self.seen = [-1] * len(self.chips)   # chip transactions drawn so far
         self.hw = PageHW(self)
 
+    def idle(self):
+        pass   # time passes between the page's timer calls
 
-class PageHW:
-    """The `hw` object the firmware gets (the contract: docs/architecture.md)."""
+
+class PageHW(parts.HW):
+    """The virtual board's `hw` (parts.HW, the contract: docs/architecture.md) as the page
+    needs it: no watchdog, as nothing can hang between two timer calls of the page, and the
+    emitted lines kept for the page."""
 
     def __init__(self, board):
-        self.board = board
-        self.i2c = board.i2c
-        self.rows = board.rows
-        self.cols = board.cols
-        self.buttons = board.buttons
-        self.buzzer = board.pwm
-        self.ticks_ms = board.ticks_ms
-        self.games = "games"
-        self.store = board.flash
+        parts.HW.__init__(self, board)
         self.app = None
 
     def watchdog(self, timeout_ms=8000):
-        pass   # nothing can hang between two timer calls of the page
+        pass
 
     def stop_watchdog(self):
         pass
 
     def feed(self):
         pass
-
-    def idle(self):
-        pass   # time passes between the page's timer calls
 
     def emit(self, line):
         self.board.lines.append(line)

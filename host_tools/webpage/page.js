@@ -11,7 +11,7 @@ const STEP_MS = 10;
 const STORAGE = "matchbox-flash";
 const SEGMENTS = "abcdefg";
 
-// The keyboard, as in the terminal simulator (host_tools/tui.py).
+// The keyboard, as in the terminal simulator (host_tools/terminal/keyboard.py).
 const SIMPLE = { s: "AS", S: "AS", "=": "AS", p: "PASS", P: "PASS", u: "UNDO", U: "UNDO",
   m: "MENU", x: "DEL", " ": "PLAY", Enter: "PLAY", Backspace: "DEL" };
 const LONG = { M: "MENU", X: "DEL", Delete: "DEL" };

@@ -1,7 +1,7 @@
 """The simulator's board process: runs the real firmware/main.py on virtual hardware.
 
 Started by host_tools/virtual/box.py as `micropython board.py KEY=VALUE ...` with the box's flash
-folder as working directory (pinmap.json at its root, the journal in games/):
+folder as working directory (the pin map at its root, the journal in games/):
   main=PATH         the firmware's main.py (required)
   devices=70,71     I2C addresses (hex) that have a chip (default: every display of the map)
   unplugged=73      of those, the ones pulled off the bus at power-up
@@ -14,9 +14,9 @@ When main.py returns (maintenance mode) or raises, the board reports `@r return`
 `@r exception` and then idles like a board sitting at the REPL.
 """
 import sys
-import json
 
 import parts
+from box import pins
 
 
 def options(argv):
@@ -41,7 +41,10 @@ class _HwPico:
 
 
 def watch_app(board):
-    """Let the board find the App the runtime builds (for `d` dumps)."""
+    """Let the board find the App the runtime builds (for `d` dumps), with board=pico only:
+    there the real box.hw_pico makes the `hw` that box.runtime.start hands the app to
+    (hw.app), and the board never sees that object. (With board=virtual the board's own hw
+    gets it, as the hw contract says.)"""
     import box.app as appmod
     base = appmod.App
 
@@ -55,8 +58,7 @@ def watch_app(board):
 
 def main():
     opts = options(sys.argv[1:])
-    with open("pinmap.json") as f:
-        pinmap = json.load(f)
+    pinmap = pins.load(fallback=None)   # the firmware's own reader, from the flash folder
     if opts["devices"]:
         devices = [int(a, 16) for a in opts["devices"].split(",") if a]
     else:
@@ -67,8 +69,8 @@ def main():
         if a:
             board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
-    watch_app(board)
     if opts["board"] == "pico":
+        watch_app(board)
         sys.modules["machine"] = parts.Machine(board)
         sys.modules["time"] = parts.Time(board)
     else:

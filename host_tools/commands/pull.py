@@ -35,16 +35,13 @@ import sys
 
 from mpremote.transport import TransportExecError
 
-from host_tools import files, replay_portable
+from host_tools import files
+from host_tools.reports import replay_portable
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             find_box)
 from host_tools.errors import MatchboxError, seconds_in
 
-GAMES = "/games"
-CURRENT = GAMES + "/current.txt"
-ARCHIVE = GAMES + "/archive"
-DAMAGED = GAMES + "/damaged"
-BROKEN = GAMES + "/broken.txt"
+from host_tools.device.board_info import ARCHIVE, BROKEN, CURRENT, DAMAGED, shown
 
 
 def add_arguments(parser):
@@ -64,13 +61,6 @@ def add_arguments(parser):
 
 def run(args):
     return pull(args.dir, port=args.port, timeout=args.timeout, raw=args.raw, force=args.force)
-
-
-def shown(name):
-    """A name as it can be printed on one line: control characters escaped."""
-    if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in name):
-        return repr(name)[1:-1]
-    return name
 
 
 def refused(part):
@@ -165,9 +155,8 @@ def exported(remote, data):
         print("matchbox pull: warning: %s:%d: %s" % (shown(remote), number, replay_portable.REPAIRED),
               file=sys.stderr)
     if text is None:
-        print("matchbox pull: warning: %s:%d: %s: %s (saved as it is on the box)" % (
-            shown(remote), error[0] if error else 0, error[1] if error else "syntax",
-            error[2] if error else "no game"), file=sys.stderr)
+        print("matchbox pull: warning: %s (saved as it is on the box)" % replay_portable.located(
+            shown(remote), error or (0, "syntax", "no game")), file=sys.stderr)
         return data
     return text.encode()
 

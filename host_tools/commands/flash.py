@@ -3,14 +3,14 @@
 Two kinds of board, told apart by asking the board (host_tools.device.romfs_board):
 - Matchbox's own image (`make uf2`): the box's modules live in a ROMFS partition, which comes
   before littlefs on sys.path. Flash builds the ROMFS image, deploys it when it differs (header
-  last: a cut leaves the whole new image or none), writes /pinmap.json (and /main.py where
+  last: a cut leaves the whole new image or none), writes the pin map (and /main.py where
   main.py is not frozen) only when changed, removes the littlefs copies of the box's modules
   that would never run, resets the board and checks what runs: the image's sha256 on the board
   and the file each box module is imported from.
 - Stock MicroPython: stage the build (lib modules as .mpy, main.py/boot.py as .py), refuse
   when the board cannot load this .mpy format, hash the firmware files on the board, remove
   stale firmware files, copy the changed ones, verify every file by sha256, reset.
-Only firmware files are ever touched: /main.py, /boot.py, /pinmap.json, files under /lib/box/
+Only firmware files are ever touched: /main.py, /boot.py, the pin map, files under /lib/box/
 and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has), and the ROMFS partition.
 /games/ never is. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem
 or refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
@@ -23,14 +23,15 @@ import tempfile
 
 from mpremote.transport import TransportExecError
 
-from host_tools.resources import FIRMWARE
+from host_tools.resources import BOARD_PINMAP, FIRMWARE
 from host_tools.device import build, image, romfs_board
+from host_tools.device.board_info import describe, incompatibility
 from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
                                             reconnect)
 from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
-OWNED_FILES = ("/main.py", "/boot.py", "/pinmap.json")
+OWNED_FILES = ("/main.py", "/boot.py", BOARD_PINMAP)
 PROTECTED = "/games/"
 
 
@@ -50,46 +51,6 @@ def add_arguments(parser):
 def run(args):
     return flash(port=args.port, source=args.source, dry_run=args.dry_run,
                  root=args.firmware, timeout=args.timeout)
-
-
-def board_mpy(mpy):
-    """(version, sub_version, arch name) from sys.implementation._mpy."""
-    arch = mpy >> 10
-    names = build.ARCH_NAMES
-    return mpy & 0xFF, (mpy >> 8) & 3, names[arch] if arch < len(names) else "arch%d" % arch
-
-
-def incompatibility(info, local_version, native_archs=()):
-    """Why the board cannot import our .mpy files, or None when it can.
-
-    Rule (docs/reference/mpyfiles.rst): the .mpy version must equal the board's. Sub-version
-    and architecture only matter for native code; the firmware is plain bytecode, so they
-    are checked only when a staged file carries native code (native_archs not empty).
-    """
-    version = ".".join(str(v) for v in info["version"][:3])
-    if info["mpy"] is None:
-        return ("the board's MicroPython %s cannot import .mpy files: flash with --source" % version)
-    b_version, b_sub, b_arch = board_mpy(info["mpy"])
-    if b_version != local_version[0]:
-        return ("the board's MicroPython %s loads mpy v%d, but this mpy-cross makes mpy v%d.%d: "
-                "install a matching MicroPython UF2 on the Pico (v1.19 or later reads mpy v6), "
-                "or flash with --source" % (version, b_version, local_version[0], local_version[1]))
-    for arch in native_archs:
-        if arch != b_arch or b_sub != local_version[1]:
-            return ("a module has %s native code (mpy v%d.%d) but the board runs %s code "
-                    "(mpy v%d.%d): flash with --source"
-                    % (arch, local_version[0], local_version[1], b_arch, b_version, b_sub))
-    return None
-
-
-def describe(info, port):
-    version = ".".join(str(v) for v in info["version"][:3])
-    if info["mpy"] is None:
-        fmt = "no .mpy support"
-    else:
-        v, sub, arch = board_mpy(info["mpy"])
-        fmt = "mpy v%d.%d, %s" % (v, sub, arch or "no native arch")
-    return "board: MicroPython %s on %s (%s) at %s" % (version, info["platform"], fmt, port)
 
 
 def owned(staged_paths):
@@ -248,7 +209,7 @@ def _flash_image(board, part, stage_dir, local, source, dry_run, root, timeout):
     # On littlefs only the pin map (and main.py where it is not frozen); the littlefs copies
     # of the box's modules would never run (ROMFS comes first on sys.path): removed. The image
     # carries the default pin map too, for a Pico that only ever got the UF2.
-    keep = ["/pinmap.json"] + ([] if part.frozen_main else ["/main.py"])
+    keep = [BOARD_PINMAP] + ([] if part.frozen_main else ["/main.py"])
     wanted = {path: local[path] for path in keep if path in local}
     dirs, files_owned = owned(local)
     on_board = board.hashes(paths=files_owned, dirs=dirs)

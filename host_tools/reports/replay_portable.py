@@ -8,8 +8,20 @@ import sys
 from tycoon import notation, state
 from tycoon.cards import char
 
+# A record's exit status by the kind of its error (none, an illegal action, not notation): the
+# one table every command that judges a record uses.
 STATUS = {None: 0, "illegal": 1, "syntax": 2}
 REPAIRED = "repaired: a damaged line, read as the one action its checksum tag allows"
+
+
+def status(error):
+    """The exit status for a record with this error ((line, kind, code) or None)."""
+    return STATUS[error[1] if error else None]
+
+
+def located(path, error):
+    """`path:line: kind: code`: where a record stops and why, as every command says it."""
+    return "%s:%d: %s: %s" % (path, error[0], error[1], error[2])
 
 
 def summary(game):
@@ -121,10 +133,10 @@ def report(path, as_json, out, err, f=None):
             _json_string(path), error_json, state.to_json(game)))
     else:
         if error is not None:
-            err.write("%s:%d: %s: %s\n" % (path, error[0], error[1], error[2]))
+            err.write(located(path, error) + "\n")
         if game is not None:
             out.write("%s: %d players, %d actions\n%s\n" % (path, game.players, len(game), summary(game)))
-    return STATUS[error[1] if error else None]
+    return status(error)
 
 
 def _after(data, first):

@@ -306,7 +306,7 @@ def render(m):
     root = writer.document(W, 0, "", font_family="Helvetica, Arial, sans-serif")  # height: below
     writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
     svg = Svg(root)
-    svg.text(W // 2, 28, "Matchbox wiring (generated from hardware/pinmap.json by `matchbox wiring`)",
+    svg.text(W // 2, 28, "Matchbox wiring (generated from %s by `matchbox wiring`)" % resources.PINMAP_SOURCE,
              16, "middle", "bold")
     i2c = m["i2c"]
     color_of = {physical(i2c["sda"]): COLORS["i2c"], physical(i2c["scl"]): COLORS["i2c"]}

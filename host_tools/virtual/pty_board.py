@@ -1,6 +1,6 @@
 """A virtual Pico for tests: the MicroPython unix port behind a pseudo-terminal.
 
-`VirtualPico(flash_dir)` runs `micropython -i` with a small support layer and relays its
+`PtyBoard(flash_dir)` runs `micropython -i` with a small support layer and relays its
 stdio to a pty whose path (`.port`) mpremote or our flash/pull tools open like a USB serial
 port. The board's filesystem is flash_dir: the support layer maps board paths into it
 (`/lib/x.mpy`, `lib/x.mpy` and `:lib/x.mpy` in mpremote all land in flash_dir/lib/x.mpy; ".."
@@ -28,6 +28,7 @@ import time
 import tty
 
 from host_tools.device import tools
+from host_tools.errors import MatchboxError
 
 RAW_MARK = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_MARK = b">>> "
@@ -177,11 +178,11 @@ for _m in ("sys", "os", "_m"):
 '''
 
 
-class VirtualPicoError(RuntimeError):
-    pass
+class PtyBoardError(MatchboxError):
+    """The virtual Pico could not start or stopped answering."""
 
 
-class VirtualPico:
+class PtyBoard:
     """Context manager: a MicroPython board on a pty. `.port` is the device path."""
 
     def __init__(self, flash_dir, capacity=None, micropython=None, start_timeout=10.0, trace=False):
@@ -234,9 +235,9 @@ class VirtualPico:
             self._thread = threading.Thread(target=self._relay, name="vpico-relay", daemon=True)
             self._thread.start()
             if not self._ready.wait(self.start_timeout):
-                raise VirtualPicoError("virtual Pico did not show a prompt in %ss" % self.start_timeout)
+                raise PtyBoardError("virtual Pico did not show a prompt in %ss" % self.start_timeout)
             if self._error:
-                raise VirtualPicoError(self._error)
+                raise PtyBoardError(self._error)
         except BaseException:
             self.stop()
             raise
@@ -478,14 +479,14 @@ def _read(fd):
 def _find_micropython():
     path = tools.find("micropython")
     if not path:
-        raise VirtualPicoError("micropython (unix port) not found: run `make venv`")
+        raise PtyBoardError("micropython (unix port) not found: run `make venv`")
     return path
 
 
 def main(argv=None):
-    """`python -m host_tools.virtual.pico DIR`: keep a virtual Pico running and print its port."""
+    """`python -m host_tools.virtual.pty_board DIR`: keep a virtual Pico running and print its port."""
     import argparse
-    parser = argparse.ArgumentParser(prog="python -m host_tools.virtual.pico", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m host_tools.virtual.pty_board", description=__doc__.split("\n")[0])
     parser.add_argument("flash_dir", help="folder that acts as the board's flash filesystem")
     parser.add_argument("--capacity", type=int, help="pretend the flash holds this many bytes")
     args = parser.parse_args(argv)
@@ -495,7 +496,7 @@ def main(argv=None):
 
     signal.signal(signal.SIGINT, interrupt)  # also when started in the background
     signal.signal(signal.SIGTERM, interrupt)
-    with VirtualPico(args.flash_dir, capacity=args.capacity) as board:
+    with PtyBoard(args.flash_dir, capacity=args.capacity) as board:
         print("virtual Pico on %s (flash: %s); Ctrl-C to stop" % (board.port, board.flash_dir), flush=True)
         try:
             while board.alive:

@@ -1,6 +1,6 @@
 """The box a simulator runs: the unix port's virtual box (VBox), or the emulated Pico (the
 Pico's own MicroPython in rp2040js) for `--pico`. Shared by `matchbox sim`'s headless mode and
-the terminal screen (host_tools.tui)."""
+the terminal screen (host_tools.terminal.tui)."""
 import os
 
 from host_tools.virtual.box import BoxError, VBox
@@ -8,19 +8,20 @@ from host_tools.virtual.box import BoxError, VBox
 
 def make_box(args, record=None, devices=None):
     """The box to simulate for the parsed command line `args`: the unix port's VBox, or with --pico the emulated Pico; `record`
-    (bytes) becomes its games/current.txt. BoxError when the emulated Pico cannot run here."""
+    (bytes) becomes its games/current.txt. BoxError (--pico: why) when the emulated Pico cannot run
+    here."""
     if getattr(args, "pico", False):
         from host_tools.device.image import ImageError
         from host_tools.virtual import emulated_pico
         uf2 = getattr(args, "uf2", None)
         reason = emulated_pico.missing(uf2)
         if reason:
-            raise BoxError("--pico: " + reason)
+            raise BoxError("--pico", reason)
         try:
             uf2 = uf2 or emulated_pico.own_image()
             carries = emulated_pico.carries_box(uf2)
         except (ImageError, OSError) as exc:
-            raise BoxError("--pico: %s" % exc) from None
+            raise BoxError("--pico", str(exc)) from None
         files = {} if carries else emulated_pico.firmware_files()
         if record is not None:
             files["games/current.txt"] = record

@@ -18,9 +18,11 @@ import json
 import os
 import sys
 
+from host_tools import resources
 from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line, seconds_in
-from host_tools.virtual.box import GAP_MS, PINMAP, BoxError, parse_keys, read_record
-from host_tools.virtual.new_box import make_box
+from host_tools.virtual.board_link import GAP_MS
+from host_tools.virtual.box import BoxError, parse_keys, read_record
+from host_tools.virtual.make_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
 
@@ -64,7 +66,7 @@ def headless(args, steps, record, warning, devices, out=None):
     out = out or sys.stdout
     if warning:
         print(warning, file=sys.stderr)
-    box = new_box(args, record, devices)
+    box = make_box(args, record, devices)
     with box:
         sent = 0
 
@@ -98,21 +100,9 @@ def headless(args, steps, record, warning, devices, out=None):
     return 0
 
 
-def new_box(args, record, devices):
-    """The box to run (host_tools.virtual.new_box); MatchboxError when it cannot run here."""
-    try:
-        return make_box(args, record, devices=devices)
-    except BoxError as exc:
-        what, _, why = one_line(exc).partition(": ")
-        if what != "--pico" or not why:
-            what, why = "the box", one_line(exc)
-        raise MatchboxError(what, why) from None
-
-
 def display_count(args):
     """The displays to fit: --displays N checked against the pin map (1 to its count)."""
-    with open(PINMAP) as f:
-        addresses = [d["address"] for d in json.load(f)["displays"]]
+    addresses = [d["address"] for d in resources.load_pinmap()["displays"]]
     n = len(addresses) if args.displays is None else args.displays
     if not 1 <= n <= len(addresses):
         raise MatchboxError("--displays", "must be 1 to %d (the displays of the pin map), not %d"
@@ -143,8 +133,8 @@ def keep_flash(folder, record):
 
 
 def interactive(args, record, warning, devices):
-    """The terminal simulator (host_tools.tui)."""
-    from host_tools import tui
+    """The terminal simulator (host_tools.terminal.tui)."""
+    from host_tools.terminal import tui
     return tui.run(args, record, warning, devices)
 
 
@@ -168,7 +158,7 @@ def run(args):
     except ValueError as exc:
         raise MatchboxError("--keys", str(exc).replace(" in --keys", "")) from None
     if not args.headless:
-        from host_tools import tui
+        from host_tools.terminal import tui
         tui.check_terminal()
     record = warning = None
     if args.journal:

@@ -5,7 +5,8 @@ import os
 import subprocess
 import sys
 
-from host_tools import files, replay_portable, resources
+from host_tools import files, resources
+from host_tools.reports import replay_portable
 from host_tools.device import tools
 from host_tools.errors import MatchboxError
 
@@ -46,7 +47,7 @@ def run_micropython(argv, stdin=None):
     env = dict(os.environ, MICROPYPATH=resources.FIRMWARE_LIB)
     # A session of its own: Ctrl-C on the terminal reaches only this process, which stops the
     # port itself (no MicroPython traceback) and says so in one line (host_tools.cli).
-    proc = subprocess.Popen([binary, "-X", "heapsize=1M", resources.package_file("replay_portable.py")]
+    proc = subprocess.Popen([binary, "-X", "heapsize=1M", resources.package_file("reports", "replay_portable.py")]
                             + argv, env=env, start_new_session=True,
                             stdin=subprocess.PIPE if stdin is not None else None)
     try:

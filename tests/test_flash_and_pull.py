@@ -1,5 +1,5 @@
 """End to end: `matchbox flash` / `matchbox pull` against a virtual Pico (the MicroPython
-unix port on a pty, see host_tools/virtual/pico.py), plus the virtual Pico itself under mpremote."""
+unix port on a pty, see host_tools/virtual/pty_board.py), plus the virtual Pico itself under mpremote."""
 import hashlib
 import os
 import pty
@@ -11,10 +11,11 @@ import time
 import pytest
 import serial
 
-from host_tools import cli, flash, pull
-from host_tools.device import build
+from host_tools import cli
+from host_tools.commands import flash, pull
+from host_tools.device import board_info, build
 from host_tools.device.serial_board import SerialBoard
-from host_tools.virtual.pico import VirtualPico
+from host_tools.virtual.pty_board import PtyBoard
 
 MPREMOTE = os.path.join(os.path.dirname(sys.executable), "mpremote")
 
@@ -57,7 +58,7 @@ def fw(tmp_path):
 
 @pytest.fixture
 def pico(tmp_path):
-    with VirtualPico(str(tmp_path / "flash")) as board:
+    with PtyBoard(str(tmp_path / "flash")) as board:
         yield board
 
 
@@ -203,19 +204,19 @@ def test_refuses_a_board_with_another_mpy_version(capsys, pico, fw, tmp_path, mo
 
 def test_incompatibility_rules():
     board = {"version": (1, 29, 0), "mpy": 6 | (3 << 8) | (4 << 10), "platform": "rp2", "machine": ""}
-    assert flash.incompatibility(board, (6, 3)) is None
-    assert flash.incompatibility(board, (6, 1)) is None  # sub-version only matters for native code
-    assert "loads mpy v5" in flash.incompatibility(dict(board, mpy=5 | (4 << 10)), (6, 3))
-    assert "cannot import .mpy" in flash.incompatibility(dict(board, mpy=None), (6, 3))
-    assert flash.incompatibility(board, (6, 3), ["armv6m"]) is None
-    assert "native code" in flash.incompatibility(board, (6, 3), ["xtensa"])
+    assert board_info.incompatibility(board, (6, 3)) is None
+    assert board_info.incompatibility(board, (6, 1)) is None  # sub-version only matters for native code
+    assert "loads mpy v5" in board_info.incompatibility(dict(board, mpy=5 | (4 << 10)), (6, 3))
+    assert "cannot import .mpy" in board_info.incompatibility(dict(board, mpy=None), (6, 3))
+    assert board_info.incompatibility(board, (6, 3), ["armv6m"]) is None
+    assert "native code" in board_info.incompatibility(board, (6, 3), ["xtensa"])
 
 
 def test_flash_full_names_free_space(capsys, fw, tmp_path):
     flash_dir = tmp_path / "small"
     _write(flash_dir / "games/archive/game-001.txt", "x" * 500)
     need = sum(len(_staged_bytes(fw, name)) for name, _ in build.stage(str(tmp_path / "s"), root=str(fw)))
-    with VirtualPico(str(flash_dir), capacity=500 + need // 2) as small:
+    with PtyBoard(str(flash_dir), capacity=500 + need // 2) as small:
         status, out, err = _flash(capsys, small, fw)
     assert status == 2
     assert "flash full while writing" in err
@@ -364,7 +365,7 @@ def test_virtual_pico_under_mpremote(pico, tmp_path):
 
 
 def test_virtual_pico_stops_its_process(tmp_path):
-    with VirtualPico(str(tmp_path / "flash")) as board:
+    with PtyBoard(str(tmp_path / "flash")) as board:
         pid = board._proc.pid
         os.kill(pid, 0)  # running
     with pytest.raises(ProcessLookupError):

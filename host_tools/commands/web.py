@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 import webbrowser
@@ -37,8 +36,8 @@ BOARD_FILES = (
     ("webpage/board.py", "board.py"),
     ("virtual/mpy/parts.py", "parts.py"),
     ("virtual/ht16k33.py", "ht16k33.py"),
-    ("replay_portable.py", "replay_portable.py"),
-    ("state_log.py", "state_log.py"),
+    ("reports/replay_portable.py", "replay_portable.py"),
+    ("reports/state_log.py", "state_log.py"),
 )
 BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
@@ -55,9 +54,6 @@ MAX_CONNECTIONS = 64   # open connections at most (far below the usual 1024 open
 class WebError(MatchboxError):
     """The site cannot be built or served; the message says why and what to do."""
 
-    def __init__(self, why):
-        MatchboxError.__init__(self, "", why)
-
 
 def add_arguments(parser):
     parser.add_argument("--port", type=int_in(0, 65535), default=8765,
@@ -65,11 +61,6 @@ def add_arguments(parser):
     parser.add_argument("--no-open", action="store_true", help="serve, but do not open a browser")
     parser.add_argument("--build-only", metavar="DIR",
                         help="write the site into DIR (created if missing) and exit, no server")
-
-
-def _pinmap():
-    with open(resources.PINMAP) as f:
-        return json.load(f)
 
 
 def displays_markup(pinmap):
@@ -118,7 +109,7 @@ def build(dest):
         raise WebError("the MicroPython WebAssembly build is not installed (%s missing): "
                        "run `npm ci --prefix host_tools/webpage` (or `make web-deps`)"
                        % ", ".join(missing))
-    pinmap = _pinmap()
+    pinmap = resources.load_pinmap()
     os.makedirs(dest, exist_ok=True)
     written = []
     py = []
@@ -132,7 +123,7 @@ def build(dest):
                 py.append((os.path.join(folder, name), "py/lib/%s/%s" % (package, name)))
     for src, name in BOARD_FILES:
         py.append((resources.package_file(*src.split("/")), "py/page/" + name))
-    py.append((resources.PINMAP, "py/flash/pinmap.json"))
+    py.append((resources.PINMAP, "py/flash/" + resources.PINMAP_NAME))
     for src, rel in py:
         _copy(src, os.path.join(dest, rel))
     written += [rel for _, rel in py]

@@ -13,7 +13,8 @@ from tycoon.game import Game
 
 from host_tools.virtual.ht16k33 import READING
 from box_helpers import shown
-from host_tools.virtual.box import KEY_NAMES, BoxError, VBox, action_keys, key_name, setup_keys
+from host_tools.virtual.board_link import KEY_NAMES, key_name
+from host_tools.virtual.box import BoxError, VBox, action_keys, setup_keys
 
 
 def reading(mask):

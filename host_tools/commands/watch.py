@@ -20,7 +20,7 @@ import serial
 from host_tools import files
 from host_tools.device.serial_board import BoardError, find_pico, probe_port
 from host_tools.errors import VERDICT, MatchboxError, int_in
-from host_tools.state_log import (_sticks, _turn, changes, notice_text, order_text, parse_state,
+from host_tools.reports.state_log import (_sticks, _turn, changes, notice_text, order_text, parse_state,
                                   table_text)
 
 CLEAR = "\x1b[H\x1b[2J"

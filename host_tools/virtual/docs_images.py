@@ -1,7 +1,7 @@
 """Pictures of the box's displays for the docs: docs/images/display-*.svg.
 
-    python -m host_tools.docs_images           write the pictures
-    python -m host_tools.docs_images --check   exit 1 when one is missing or out of date
+    python -m host_tools.virtual.docs_images           write the pictures
+    python -m host_tools.virtual.docs_images --check   exit 1 when one is missing or out of date
 
 Each picture is a situation played on the virtual box (host_tools.virtual.box: the real firmware
 under the MicroPython unix port) with the key words of `matchbox sim --headless`; the
@@ -13,7 +13,8 @@ import os
 import sys
 
 from host_tools import resources
-from host_tools.virtual.box import GAP_MS, VBox, parse_keys, setup_keys
+from host_tools.virtual.board_link import GAP_MS
+from host_tools.virtual.box import VBox, parse_keys, setup_keys
 from host_tools.virtual.display_svg import from_chip, picture
 
 # The docs live in the repository only: this tool runs in a checkout.
@@ -64,7 +65,7 @@ def path(name):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.docs_images",
+    parser = argparse.ArgumentParser(prog="python -m host_tools.virtual.docs_images",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when a picture is missing or out of date")
@@ -90,7 +91,7 @@ def main(argv=None):
             with open(target, "w") as f:
                 f.write(text)
     if args.check and stale:
-        print("out of date (run python -m host_tools.docs_images): " + ", ".join(stale),
+        print("out of date (run python -m host_tools.virtual.docs_images): " + ", ".join(stale),
               file=sys.stderr)
         return 1
     for name in stale:

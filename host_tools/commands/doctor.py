@@ -5,7 +5,7 @@
    Matchbox's own image: its base and ROMFS image sha256 against this checkout's, and the file
    each box module is imported from), box.version against this checkout, the pin map;
 3. self-test: box.selftest.run() on the board;
-4. I2C bus: the display addresses of hardware/pinmap.json answer (needs machine.I2C);
+4. I2C bus: the display addresses of the pin map answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
 6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
 then the damaged records the box kept (games/damaged/, games/broken.txt), if any: where each
@@ -28,17 +28,16 @@ import time
 import serial
 from mpremote.transport import TransportError, TransportExecError
 
-from host_tools import pull, replay_portable, resources
+from host_tools import resources
+from host_tools.reports import replay_portable
 from host_tools.resources import FIRMWARE, HARDWARE
 from host_tools.device import build, image, romfs_board
+from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown
 from host_tools.device.serial_board import (CONNECT_TIMEOUT, BoardError, connect, find_box,
                                             reconnect)
 from host_tools.errors import MatchboxError, seconds_in
-from host_tools.flash import describe
 
 FLAG = "/maintenance"
-DAMAGED = "/games/damaged"    # damaged records the box kept (docs/journal.md)
-BROKEN = "/games/broken.txt"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
 SELFTEST_TIMEOUT = 60
 LOST = (TransportError, serial.SerialException, OSError)
@@ -68,11 +67,6 @@ def run(args):
 def local_version(firmware=FIRMWARE):
     """VERSION of the firmware's box/version.py (the firmware this matchbox flashes)."""
     return resources.read_version(os.path.join(firmware, "lib", "box", "version.py"))
-
-
-def load_pinmap(hardware=HARDWARE):
-    with open(os.path.join(hardware, "pinmap.json")) as f:
-        return json.load(f)
 
 
 def jumpers(address):
@@ -223,7 +217,7 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
             report.ok(describe(board.info(), port).replace("board: ", "", 1))
             board = enter_maintenance(board, port, timeout, report)
             board_for_cleanup = board
-            checks = Checks(board, report, load_pinmap(hardware), firmware)
+            checks = Checks(board, report, resources.load_pinmap(os.path.join(hardware, resources.PINMAP_NAME)), firmware)
             checks.run(yes, skip_keys, interactive, ask, key_timeout, light_seconds)
         except BoardError as exc:
             board.close()
@@ -259,11 +253,14 @@ _dr_hw = box.hw_pico.build()
 _dr_map = box.pins.load()
 """
 
+# Through the driver's own interface (docs/architecture.md, display kinds): every digit with its
+# point, and the colon; DARK leaves the display as the box's driver leaves a blank one.
 LIGHT = """
 _dr_ds = [box.ht16k33.HT16K33(_dr_hw.i2c, a) for a in %r]
 for _dr_d in _dr_ds:
-    for _dr_i in range(16):
-        _dr_d.ram[_dr_i] = 0xFF
+    for _dr_i in range(4):
+        _dr_d.raw(_dr_i, 0xFF)
+    _dr_d.colon(True)
     _dr_d.show()
 print([_dr_d.online for _dr_d in _dr_ds])
 """
@@ -340,7 +337,7 @@ class Checks:
             else:
                 what = "%sline %d: %s: %s; %d of its %d lines not resumed" % (
                     (fixed,) + error + (lines - error[0] + 1, lines))
-            r.note("%s: %s" % (pull.shown(path), what))
+            r.note("%s: %s" % (shown(path), what))
 
     def checks(self, yes, skip_keys, interactive, ask, key_timeout, light_seconds):
         if not self.firmware_check():
@@ -369,7 +366,7 @@ class Checks:
         if part is None or not part.frozen_main:
             needed.append("/main.py")
         if part is None or not part.sha256:
-            needed.append("/pinmap.json")   # an image carries the default pin map in /rom
+            needed.append(resources.BOARD_PINMAP)   # an image carries the default pin map in /rom
         missing = [p[1:] for p in needed if self.board.file_size(p) is None]
         if not found or missing:
             what = "no Matchbox firmware on the board" if not found else "the firmware is incomplete (%s missing)" % ", ".join(missing)
@@ -378,13 +375,14 @@ class Checks:
         problems = []
         if found.group(1) != want:
             problems.append("the board runs firmware %s, this checkout has %s" % (found.group(1), want))
-        path = "/pinmap.json" if self.board.file_size("/pinmap.json") is not None else "/rom/pinmap.json"
+        path = (resources.BOARD_PINMAP if self.board.file_size(resources.BOARD_PINMAP) is not None
+                else resources.ROM_PINMAP)
         try:
             theirs = json.loads(self.board.read_file(path).decode("utf-8", "replace"))
         except ValueError:
             theirs = None
         if theirs != self.pinmap:
-            problems.append("the board's %s differs from hardware/pinmap.json" % path[1:])
+            problems.append("the board's %s differs from %s" % (path[1:], resources.PINMAP_SOURCE))
         if problems:
             r.problem("; ".join(problems) + ": run `matchbox flash`")
         else:
@@ -487,7 +485,7 @@ class Checks:
                 "; ".join("0x%02x (%s; address jumpers %s)" % (d["address"], d["role"].split(":")[0], jumpers(d["address"]))
                           for d in missing)))
             r.note("check the missing backpack's wiring and jumpers; a box without it: remove it from "
-                   "hardware/pinmap.json and flash again")
+                   "%s and flash again" % resources.PINMAP_SOURCE)
         else:
             r.ok("all %d displays answer: %s" % (len(displays), " ".join("0x%02x" % a for a in self.answering)))
         if extra:
@@ -554,6 +552,6 @@ class Checks:
                 r.say("the board saw %s" % seen)
                 bad.append("%s read as %s (%s; %s is %s)" % (name, seen, where.get(name, "?"), seen, where.get(seen, "?")))
         if bad:
-            r.problem("; ".join(bad) + ": check those wires, or the legend in hardware/pinmap.json")
+            r.problem("; ".join(bad) + ": check those wires, or the legend in " + resources.PINMAP_SOURCE)
         else:
             r.ok("all %d keys seen" % len(key_order(self.pinmap)))

@@ -9,11 +9,11 @@ import os
 import sys
 
 from host_tools import files
+from host_tools.reports import replay_portable
 from host_tools.errors import CANNOT, MatchboxError, check_folder
 from host_tools.reports.trace import ReportError, read_file
 
 FORMATS = (".html", ".svg", ".png")
-STATUS = {None: 0, "illegal": 1, "syntax": 2}
 
 
 def render(trace, fmt):
@@ -95,9 +95,8 @@ def run(args):
     status = 0
     where = ""
     if trace.error:
-        line, kind, code = trace.error
-        where = "%s:%d: %s: %s" % (args.game, line, kind, code)
-        status = STATUS[kind]
+        where = replay_portable.located(args.game, trace.error)
+        status = replay_portable.status(trace.error)
     if trace.game is None:
         raise MatchboxError("no report written", "the header of %s is not valid (%s)"
                             % (args.game, where or "no game"), status or CANNOT)
