@@ -60,17 +60,11 @@ def replay_record(notation, lines):
 
 def replay_engine(notation, header_lines, actions, times):
     """The engine calls alone, as the box makes them after a key press. Returns the game."""
-    from tycoon.game import PLAY, PASS
     game = notation.load(header_lines)[0]
     for i in range(len(actions)):
         kind, seat, faces, value, explicit = actions[i]
         t0 = ticks_us()
-        if kind == PLAY:
-            game.play(faces, value if explicit else None, seat)
-        elif kind == PASS:
-            game.pass_turn(seat)
-        else:
-            game.return_stick(seat)
+        game.apply(kind, faces, value if explicit else None, seat)
         times[i] = ticks_diff(ticks_us(), t0)
     return game
 
@@ -108,7 +102,6 @@ def main(path, journal):
     marks[7] = mem_alloc()   # the engine the box keeps + the game: the steady state
     by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(5)]
     from tycoon import notation, state
-    from tycoon.game import PLAY, PASS
     feed_times, reference, header, actions = replay_record(notation, lines)
     engine_times = [0] * len(actions)
     header_lines = header.split("\n")
@@ -125,12 +118,7 @@ def main(path, journal):
         t0 = ticks_us()
         held.undo()
         undo_times.append(ticks_diff(ticks_us(), t0))
-        if kind == PLAY:
-            held.play(faces, value if explicit else None, seat)
-        elif kind == PASS:
-            held.pass_turn(seat)
-        else:
-            held.return_stick(seat)
+        held.apply(kind, faces, value if explicit else None, seat)
     assert state.to_json(held) == reference
     print(json.dumps({
         "version": ".".join([str(x) for x in sys.implementation.version[:3]]),

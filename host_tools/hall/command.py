@@ -16,6 +16,13 @@ DEFAULT_PORT = 8780
 MQTT_PORT = 1883
 
 
+def _where(parser, host_help, port_help):
+    """--host and --mqtt-port: where the broker is, or listens."""
+    parser.add_argument("--host", default="127.0.0.1", help=host_help)
+    parser.add_argument("--mqtt-port", type=int_in(1, 65535), default=MQTT_PORT,
+                        help="%s (default %d)" % (port_help, MQTT_PORT))
+
+
 def add_arguments(parser):
     sub = parser.add_subparsers(dest="hall_command", metavar="ACTION", parser_class=type(parser))
     sub.required = True
@@ -24,10 +31,8 @@ def add_arguments(parser):
                                        "password, stored hashed) and print its mqtt:// URL")
     enrol.add_argument("dir", metavar="DIR", help="the hall's folder (created if missing)")
     enrol.add_argument("box", metavar="BOX", help="the box's name: 1 to 32 of a-z 0-9 _ -")
-    enrol.add_argument("--host", default="127.0.0.1",
-                       help="the broker's host name in the URL (default 127.0.0.1)")
-    enrol.add_argument("--mqtt-port", type=int_in(1, 65535), default=MQTT_PORT,
-                       help="the broker's port in the URL (default %d)" % MQTT_PORT)
+    _where(enrol, "the broker's host name in the URL (default 127.0.0.1)",
+           "the broker's port in the URL")
     enrol.add_argument("--force", action="store_true",
                        help="give a box enrolled already a new password")
     serve = sub.add_parser("serve", help="run the hall: its broker, its records, its page",
@@ -36,10 +41,8 @@ def add_arguments(parser):
     serve.add_argument("dir", metavar="DIR", help="the hall's folder (created if missing)")
     serve.add_argument("--port", type=int_in(0, 65535), default=DEFAULT_PORT,
                        help="the page's HTTP port (default %d; 0 picks a free one)" % DEFAULT_PORT)
-    serve.add_argument("--mqtt-port", type=int_in(1, 65535), default=MQTT_PORT,
-                       help="the embedded broker's port (default %d)" % MQTT_PORT)
-    serve.add_argument("--host", default="127.0.0.1",
-                       help="the address to listen on (default 127.0.0.1: this computer only)")
+    _where(serve, "the address to listen on (default 127.0.0.1: this computer only)",
+           "the embedded broker's port")
     serve.add_argument("--broker", metavar="mqtt://HOST:PORT",
                        help="use this broker (e.g. Mosquitto with `hall mosquitto-conf`) "
                             "instead of the embedded one")
@@ -49,10 +52,7 @@ def add_arguments(parser):
                           description="write DIR/mosquitto/mosquitto.conf and its ACL (the "
                                       "password file is DIR/credentials/mosquitto.passwd)")
     conf.add_argument("dir", metavar="DIR", help="the hall's folder")
-    conf.add_argument("--host", default="127.0.0.1",
-                      help="the address Mosquitto listens on (default 127.0.0.1)")
-    conf.add_argument("--mqtt-port", type=int_in(1, 65535), default=MQTT_PORT,
-                      help="its port (default %d)" % MQTT_PORT)
+    _where(conf, "the address Mosquitto listens on (default 127.0.0.1)", "its port")
 
 
 def run(args):

@@ -16,9 +16,7 @@ except ImportError:
         return x
 
 from box import ticks
-
-G = const(16)
-H = const(17)
+from tycoon.cards import G, H   # a face key's code is its value
 AS = const(18)
 PLAY = const(19)
 PASS = const(20)

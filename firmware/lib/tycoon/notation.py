@@ -22,7 +22,6 @@ whole notation in this module): the box keeps only the writer while a game is pl
 imports this module to read its journal at boot only.
 """
 from array import array
-from collections import namedtuple
 from struct import calcsize, unpack_from
 
 from tycoon.cards import parse_char
@@ -32,7 +31,10 @@ from tycoon.writer import _NIBBLE, HEADERS, action_text, crc16, header_text, tag
 
 try:
     from micropython import const
+    named = None   # MicroPython: a plain tuple, so that no type object is made on the box
 except ImportError:
+    from collections import namedtuple as named
+
     def const(x):
         return x
 
@@ -74,10 +76,11 @@ _UNTAGGED = const(18)
 _NO_UNDO = const(19)
 
 
-# Where a record stops being readable, as a value (a tuple with names): line (1-based; 0 for
-# a file that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or
-# 'illegal' (code: the rule's code, as IllegalAction.code).
-RecordError = namedtuple("RecordError", ("line", "kind", "code"))
+# Where a record stops being readable, as a value: (line, kind, code), a named tuple on
+# CPython, a plain tuple on MicroPython (as tycoon.game.Action). line is 1-based (0 for a file
+# that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
+# (code: the rule's code, as IllegalAction.code).
+RecordError = named and named("RecordError", ("line", "kind", "code"))
 
 
 class NotationError(Exception):
@@ -403,8 +406,8 @@ class Reader:
     def read(self, f, tick=None):
         """Read the rest of a record from a file opened 'rb' (or anything with readline(n)).
         Returns None, or the first problem as a RecordError (line, kind, code). Stops at the
-        first problem. `tick`, if
-        given, is called every 32 lines (the box feeds its watchdog with it)."""
+        first problem. `tick`, if given, is called every 32 lines (the box feeds its watchdog
+        with it)."""
         self.tick = tick
         try:
             while True:
@@ -416,9 +419,12 @@ class Reader:
                     tick()
             self.finish()
         except NotationError as err:
-            return RecordError(self.lineno, "syntax", err.message)
+            error = (self.lineno, "syntax", err.message)
         except IllegalAction as err:
-            return RecordError(self.lineno, "illegal", err.code)
+            error = (self.lineno, "illegal", err.code)
+        else:
+            return None
+        return RecordError(*error) if RecordError else error
         return None
 
 
