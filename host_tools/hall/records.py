@@ -83,6 +83,7 @@ class Table:
                 notation.untag(line, seq)
             except notation.NotationError as exc:
                 raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
+        stored = self._stored(game)   # read before the line is in the file
         os.makedirs(self.folder, exist_ok=True)
         path = self.path(game)
         with open(path, "ab") as f:
@@ -92,7 +93,7 @@ class Table:
         if seq == 1:
             _sync_folder(self.folder)
         self.games[game] = seq
-        self._stored(game).append(line)
+        stored.append(line)
         self.latest = game
         self.version += 1
         return STORED
