@@ -5,7 +5,8 @@ undo lines kept: `matchbox replay` reads it as it is). A line is stored only whe
 next one of its game (its sequence number one past the lines stored): a duplicate is dropped
 (and refused when its text is not the one stored: the box's record was rewritten), a line
 after a gap waits until the box sends the lines before it. Storing is append, flush
-and fsync; a hall killed in the middle of a write leaves at most a last line without its
+and fsync (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a
+group commit, what it returns STORED is on disk all the same); a hall killed in the middle of a write leaves at most a last line without its
 newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
 so the box sends it again). A line with a checksum tag must carry the right one for its
 sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
@@ -63,8 +64,10 @@ class Table:
         """(game, seq) the hall acknowledges: the game stored last and its lines."""
         return self.latest, self.games.get(self.latest, 0)
 
-    def store(self, game, seq, line, prev=None):
-        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused."""
+    def store(self, game, seq, line, prev=None, unsynced=None):
+        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. With
+        `unsynced` (a dict) the file is not fsynced here: its path goes into it (True when the
+        file is new, so its folder needs an fsync too) for the caller to fsync."""
         have = self.games.get(game, 0)
         if seq <= have:
             if self._stored(game)[seq - 1] != line:
@@ -89,8 +92,11 @@ class Table:
         with open(path, "ab") as f:
             f.write(line.encode("utf-8") + b"\n")
             f.flush()
-            os.fsync(f.fileno())
-        if seq == 1:
+            if unsynced is None:
+                os.fsync(f.fileno())
+        if unsynced is not None:
+            unsynced[path] = unsynced.get(path, False) or seq == 1
+        elif seq == 1:
             _sync_folder(self.folder)
         self.games[game] = seq
         stored.append(line)
@@ -114,7 +120,12 @@ def _repair(path):
 
 def _sync_folder(folder):
     """fsync a folder, so that a new file's name survives a power cut too."""
-    fd = os.open(folder, os.O_RDONLY)
+    _sync(folder)
+
+
+def _sync(path):
+    """fsync a file or a folder by its path."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -140,11 +151,32 @@ class Tables:
         return self.tables[box]
 
     def store(self, box, game, seq, line, prev=None):
+        """Store one line of a box (Table.store, fsynced before it returns)."""
+        result = self.store_all([(box, game, seq, line, prev)])[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def store_all(self, lines):
+        """Store lines [(box, game, seq, line, prev)] in turn, then fsync each file written
+        (and the folder of a new one) once: a group commit, one fsync a file for many lines.
+        Returns each line's result: STORED, DUPLICATE, or the Refused or OSError it met. An
+        fsync that fails raises OSError (the caller acknowledges none of these lines)."""
+        results, unsynced = [], {}
         with self.lock:
-            result = self.table(box).store(game, seq, line, prev)
-            if result == STORED:
+            for box, game, seq, line, prev in lines:
+                try:
+                    results.append(self.table(box).store(game, seq, line, prev, unsynced))
+                except (Refused, OSError) as exc:
+                    results.append(exc)
+        for path, new in unsynced.items():
+            _sync(path)
+            if new:
+                _sync_folder(os.path.dirname(path))
+        if unsynced:
+            with self.lock:
                 self.lock.notify_all()
-            return result
+        return results
 
     def version(self):
         return sum(t.version for t in self.tables.values())
