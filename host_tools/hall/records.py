@@ -6,12 +6,14 @@ next one of its game (its sequence number one past the lines stored): a duplicat
 (and refused when its text is not the one stored: the box's record was rewritten), a line
 after a gap waits until the box sends the lines before it. Storing is append, flush
 and fsync (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a
-group commit, what it returns STORED is on disk all the same); a hall killed in the middle of a write leaves at most a last line without its
+group commit, the files of many tables fsynced at once by a few threads; what it returns
+STORED is on disk all the same); a hall killed in the middle of a write leaves at most a last line without its
 newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
 so the box sends it again). A line with a checksum tag must carry the right one for its
 sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
 refused.
 """
+import concurrent.futures
 import os
 import threading
 
@@ -20,6 +22,7 @@ from tycoon import notation
 from host_tools.hall import protocol
 
 STORED, DUPLICATE = "stored", "duplicate"
+SYNC_THREADS = 16   # fsyncs of a batch at once (one a table's file)
 
 
 class Refused(Exception):
@@ -141,6 +144,7 @@ class Tables:
         os.makedirs(self.folder, exist_ok=True)
         self.lock = threading.Condition()
         self.tables = {}
+        self._pool = None
         for box in sorted(os.listdir(self.folder)):
             if os.path.isdir(os.path.join(self.folder, box)):
                 self.tables[box] = Table(self.folder, box)
@@ -149,6 +153,11 @@ class Tables:
         if box not in self.tables:
             self.tables[box] = Table(self.folder, box)
         return self.tables[box]
+
+    def _syncing(self):
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(SYNC_THREADS, "hall-fsync")
+        return self._pool
 
     def store(self, box, game, seq, line, prev=None):
         """Store one line of a box (Table.store, fsynced before it returns)."""
@@ -159,7 +168,8 @@ class Tables:
 
     def store_all(self, lines):
         """Store lines [(box, game, seq, line, prev)] in turn, then fsync each file written
-        (and the folder of a new one) once: a group commit, one fsync a file for many lines.
+        (and the folder of a new one) once: a group commit, one fsync a file for many lines,
+        the fsyncs of many files at once (SYNC_THREADS).
         Returns each line's result: STORED, DUPLICATE, or the Refused or OSError it met. An
         fsync that fails raises OSError (the caller acknowledges none of these lines)."""
         results, unsynced = [], {}
@@ -169,10 +179,12 @@ class Tables:
                     results.append(self.table(box).store(game, seq, line, prev, unsynced))
                 except (Refused, OSError) as exc:
                     results.append(exc)
-        for path, new in unsynced.items():
-            _sync(path)
-            if new:
-                _sync_folder(os.path.dirname(path))
+        paths = list(unsynced)
+        paths += sorted({os.path.dirname(path) for path, new in unsynced.items() if new})
+        if len(paths) > 1:   # many tables: their fsyncs at once (the file system commits them
+            list(self._syncing().map(_sync, paths))   # together), not one after the other
+        elif paths:
+            _sync(paths[0])
         if unsynced:
             with self.lock:
                 self.lock.notify_all()
