@@ -7,9 +7,10 @@ down), and for each line: checks the message (host_tools.hall.protocol), stores 
 the box's ack topic, retained. The client's thread only queues the messages (at most QUEUE:
 a full queue holds the client back, and the broker with it); the hall's writer thread takes
 every message waiting (at most BATCH), stores them with one fsync a file (a group commit:
-Tables.store_all) and then acknowledges each box once, its last line. A message that is not one, or a line that does not fit, is
-dropped with one log line on stderr; the hall goes on. At each connection it publishes the
-acknowledgement of every table it has, so a box learns at once how far the hall has got.
+Tables.store_all) and then acknowledges each box once, its last line. A message that is not
+one, or a line that does not fit, is dropped with one log line on stderr; the hall goes on. At
+each connection it publishes the acknowledgement of every table it has, so a box learns at once
+how far the hall has got.
 """
 import queue
 import secrets

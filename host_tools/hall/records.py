@@ -4,10 +4,10 @@
 undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
 next one of its game (its sequence number one past the lines stored): a duplicate is dropped
 (and refused when its text is not the one stored: the box's record was rewritten), a line
-after a gap waits until the box sends the lines before it. Storing is append, flush
-and fsync (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a
-group commit, the files of many tables fsynced at once by a few threads; what it returns
-STORED is on disk all the same); a hall killed in the middle of a write leaves at most a last line without its
+after a gap waits until the box sends the lines before it. Storing is append, flush and fsync
+(`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group commit,
+the files of many tables fsynced at once by a few threads; what it returns STORED is on disk
+all the same); a hall killed in the middle of a write leaves at most a last line without its
 newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
 so the box sends it again). A line with a checksum tag must carry the right one for its
 sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
