@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench soak-records soak-hall package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
+.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-hall package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
 
 all: test
 
@@ -67,6 +67,14 @@ web: $(STAMP) $(WEB_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The hall at scale alone (bench/bench_hall.py, also run by `make bench`): 50, 100, 200 and 500
+# simulated tables at ten times a human pace into one `matchbox hall serve` on 127.0.0.1, each
+# size a fixed time; prints latency to the page, the hall's CPU and memory (docs/hall.md#scale).
+# About 10 minutes here. HALL_BENCH passes options, e.g. HALL_BENCH="--broker mosquitto".
+HALL_BENCH ?=
+bench-hall: $(STAMP)
+	$(BIN)/python bench/bench_hall.py $(HALL_BENCH)
 
 # The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
 # record reader on CPython and MicroPython; prints the counts, fails on any difference.

@@ -91,3 +91,12 @@ def test_a_duplicate_that_differs_is_refused(tmp_path):
     with pytest.raises(records.Refused, match="differs from the line stored"):
         again.store("t1", G1, 2, "dealer 2")
     assert again.table("t1").ack() == (G1, 2)
+
+
+def test_a_duplicate_of_a_line_just_stored_is_a_duplicate(tmp_path):
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    for seq in range(1, 4):
+        assert tables.store("t1", G1, seq, lines[seq - 1]) == records.STORED
+    for seq in range(1, 4):   # the box sends again from an older acknowledgement
+        assert tables.store("t1", G1, seq, lines[seq - 1]) == records.DUPLICATE

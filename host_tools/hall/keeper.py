@@ -4,10 +4,15 @@ It logs in with the hall's service account, subscribes to every box's journal to
 a persistent session, so that an external broker keeps the lines sent while the hall is
 down), and for each line: checks the message (host_tools.hall.protocol), stores the line
 (host_tools.hall.records, on disk before anything else) and publishes the acknowledgement on
-the box's ack topic, retained. A message that is not one, or a line that does not fit, is
-dropped with one log line on stderr; the hall goes on. At each connection it publishes the
-acknowledgement of every table it has, so a box learns at once how far the hall has got.
+the box's ack topic, retained. The client's thread only queues the messages (at most QUEUE:
+a full queue holds the client back, and the broker with it); the hall's writer thread takes
+every message waiting (at most BATCH), stores them with one fsync a file (a group commit:
+Tables.store_all) and then acknowledges each box once, its last line. A message that is not
+one, or a line that does not fit, is dropped with one log line on stderr; the hall goes on. At
+each connection it publishes the acknowledgement of every table it has, so a box learns at once
+how far the hall has got.
 """
+import queue
 import secrets
 import sys
 import threading
@@ -16,6 +21,8 @@ import time
 from host_tools.hall import accounts, protocol, records
 
 CLIENT_ID = "matchbox-hall"
+QUEUE = 1024    # messages taken from the broker and not yet stored
+BATCH = 256     # at most this many lines stored together (one fsync a file)
 
 
 def log(text):
@@ -37,14 +44,19 @@ class Keeper:
         self.client = protocol.client(CLIENT_ID, accounts.SERVICE,
                                       accounts.service_password(hall), self, clean_session=False)
         self.host, self.port = host, port
+        self.queue = queue.Queue(QUEUE)
+        self.writer = threading.Thread(target=self._write, daemon=True, name="hall-writer")
 
     def start(self):
+        self.writer.start()
         self.client.connect_async(self.host, self.port, keepalive=10)
         self.client.loop_start()
 
     def stop(self):
         self.client.disconnect()
         self.client.loop_stop()
+        self.queue.put(None)
+        self.writer.join(10)
 
     def wait_connected(self, timeout):
         return self.connected.wait(timeout)
@@ -70,27 +82,63 @@ class Keeper:
                             qos=1, retain=True)
 
     def _on_message(self, client, userdata, message):
-        try:
-            self._take(message)
-        except Exception as exc:   # a bug must not stop the client's thread: say it, go on
-            self.log("internal error on a message of %s: %s: %s (a bug in matchbox)"
-                     % (message.topic[:80], type(exc).__name__, exc))
+        self.queue.put(message)
 
-    def _take(self, message):
-        box = protocol.box_of(message.topic, "journal")
-        try:
-            if box is None or accounts.NAME.match(box) is None:
-                raise protocol.ProtocolError("not a box's journal topic")
-            game, seq, line, prev = protocol.read_line_message(message.payload)
-            self.tables.store(box, game, seq, line, prev)
-        except (protocol.ProtocolError, records.Refused) as exc:
-            self.dropped += 1
-            self.log("dropped a message on %s: %s" % (message.topic[:80], exc))
-            if box is None or accounts.NAME.match(box) is None:
+    def _write(self):
+        while True:
+            batch = [self.queue.get()]
+            while len(batch) < BATCH and batch[-1] is not None:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except queue.Empty:
+                    break
+            done = batch[-1] is None
+            batch = [m for m in batch if m is not None]
+            try:
+                self._take(batch)
+            except Exception as exc:   # a bug must not stop the writer: say it, go on
+                self.log("internal error on the messages of %s: %s: %s (a bug in matchbox)"
+                         % (", ".join(sorted({m.topic[:80] for m in batch})),
+                            type(exc).__name__, exc))
+            if done:
                 return
+
+    def _take(self, messages):
+        """Store the lines of `messages` together, then acknowledge each box once."""
+        lines, topics, boxes = [], [], {}
+        for message in messages:
+            box = protocol.box_of(message.topic, "journal")
+            try:
+                if box is None or accounts.NAME.match(box) is None:
+                    raise protocol.ProtocolError("not a box's journal topic")
+                lines.append((box,) + protocol.read_line_message(message.payload))
+                topics.append(message.topic)
+            except protocol.ProtocolError as exc:
+                self.dropped += 1
+                self.log("dropped a message on %s: %s" % (message.topic[:80], exc))
+                if box is not None and accounts.NAME.match(box) is not None:
+                    boxes[box] = True
+        try:
+            results = self.tables.store_all(lines)
         except OSError as exc:
-            self.log("cannot store a line of %s: %s (not acknowledged; the box sends it again)"
-                     % (box, exc))
+            self.log("cannot store the lines of %s: %s (not acknowledged; the boxes send them "
+                     "again)" % (", ".join(sorted({l[0] for l in lines})), exc))
             time.sleep(0.5)
             return
-        self._ack(box)
+        failed = False
+        for (box, *_), topic, result in zip(lines, topics, results):
+            if isinstance(result, records.Refused):
+                self.dropped += 1
+                self.log("dropped a message on %s: %s" % (topic[:80], result))
+            elif isinstance(result, OSError):
+                self.log("cannot store a line of %s: %s (not acknowledged; the box sends it "
+                         "again)" % (box, result))
+                boxes[box] = False
+                failed = True
+                continue
+            boxes.setdefault(box, True)
+        for box, ack in boxes.items():
+            if ack:
+                self._ack(box)
+        if failed:
+            time.sleep(0.5)

@@ -4,13 +4,16 @@
 undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
 next one of its game (its sequence number one past the lines stored): a duplicate is dropped
 (and refused when its text is not the one stored: the box's record was rewritten), a line
-after a gap waits until the box sends the lines before it. Storing is append, flush
-and fsync; a hall killed in the middle of a write leaves at most a last line without its
+after a gap waits until the box sends the lines before it. Storing is append, flush and fsync
+(`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group commit,
+the files of many tables fsynced at once by a few threads; what it returns STORED is on disk
+all the same); a hall killed in the middle of a write leaves at most a last line without its
 newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
 so the box sends it again). A line with a checksum tag must carry the right one for its
 sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
 refused.
 """
+import concurrent.futures
 import os
 import threading
 
@@ -19,6 +22,7 @@ from tycoon import notation
 from host_tools.hall import protocol
 
 STORED, DUPLICATE = "stored", "duplicate"
+SYNC_THREADS = 16   # fsyncs of a batch at once (one a table's file)
 
 
 class Refused(Exception):
@@ -63,8 +67,10 @@ class Table:
         """(game, seq) the hall acknowledges: the game stored last and its lines."""
         return self.latest, self.games.get(self.latest, 0)
 
-    def store(self, game, seq, line, prev=None):
-        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused."""
+    def store(self, game, seq, line, prev=None, unsynced=None):
+        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. With
+        `unsynced` (a dict) the file is not fsynced here: its path goes into it (True when the
+        file is new, so its folder needs an fsync too) for the caller to fsync."""
         have = self.games.get(game, 0)
         if seq <= have:
             if self._stored(game)[seq - 1] != line:
@@ -83,16 +89,20 @@ class Table:
                 notation.untag(line, seq)
             except notation.NotationError as exc:
                 raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
+        stored = self._stored(game)   # read before the line is in the file
         os.makedirs(self.folder, exist_ok=True)
         path = self.path(game)
         with open(path, "ab") as f:
             f.write(line.encode("utf-8") + b"\n")
             f.flush()
-            os.fsync(f.fileno())
-        if seq == 1:
+            if unsynced is None:
+                os.fsync(f.fileno())
+        if unsynced is not None:
+            unsynced[path] = unsynced.get(path, False) or seq == 1
+        elif seq == 1:
             _sync_folder(self.folder)
         self.games[game] = seq
-        self._stored(game).append(line)
+        stored.append(line)
         self.latest = game
         self.version += 1
         return STORED
@@ -113,7 +123,12 @@ def _repair(path):
 
 def _sync_folder(folder):
     """fsync a folder, so that a new file's name survives a power cut too."""
-    fd = os.open(folder, os.O_RDONLY)
+    _sync(folder)
+
+
+def _sync(path):
+    """fsync a file or a folder by its path."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -129,6 +144,7 @@ class Tables:
         os.makedirs(self.folder, exist_ok=True)
         self.lock = threading.Condition()
         self.tables = {}
+        self._pool = None
         for box in sorted(os.listdir(self.folder)):
             if os.path.isdir(os.path.join(self.folder, box)):
                 self.tables[box] = Table(self.folder, box)
@@ -138,12 +154,41 @@ class Tables:
             self.tables[box] = Table(self.folder, box)
         return self.tables[box]
 
+    def _syncing(self):
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(SYNC_THREADS, "hall-fsync")
+        return self._pool
+
     def store(self, box, game, seq, line, prev=None):
+        """Store one line of a box (Table.store, fsynced before it returns)."""
+        result = self.store_all([(box, game, seq, line, prev)])[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def store_all(self, lines):
+        """Store lines [(box, game, seq, line, prev)] in turn, then fsync each file written
+        (and the folder of a new one) once: a group commit, one fsync a file for many lines,
+        the fsyncs of many files at once (SYNC_THREADS).
+        Returns each line's result: STORED, DUPLICATE, or the Refused or OSError it met. An
+        fsync that fails raises OSError (the caller acknowledges none of these lines)."""
+        results, unsynced = [], {}
         with self.lock:
-            result = self.table(box).store(game, seq, line, prev)
-            if result == STORED:
+            for box, game, seq, line, prev in lines:
+                try:
+                    results.append(self.table(box).store(game, seq, line, prev, unsynced))
+                except (Refused, OSError) as exc:
+                    results.append(exc)
+        paths = list(unsynced)
+        paths += sorted({os.path.dirname(path) for path, new in unsynced.items() if new})
+        if len(paths) > 1:   # many tables: their fsyncs at once (the file system commits them
+            list(self._syncing().map(_sync, paths))   # together), not one after the other
+        elif paths:
+            _sync(paths[0])
+        if unsynced:
+            with self.lock:
                 self.lock.notify_all()
-            return result
+        return results
 
     def version(self):
         return sum(t.version for t in self.tables.values())

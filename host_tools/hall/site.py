@@ -36,12 +36,23 @@ class Site:
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
         self.stopping = threading.Event()
         self._read_lock = threading.Lock()
+        self._views = {}   # box -> (its table's version, its view)
 
     def views(self):
+        """Every table's view (standings.table_view), each made again only when its table
+        has stored a line since (its version): an event of the page reads the tables that
+        changed, not all of them."""
         with self.tables.lock:
-            tables = list(self.tables.tables.values())
+            tables = [(t, t.version) for t in self.tables.tables.values()]
         with self._read_lock:
-            return [standings.table_view(self.reader, t) for t in tables]
+            out = []
+            for table, version in tables:
+                hit = self._views.get(table.box)
+                if hit is None or hit[0] != version:
+                    hit = self._views[table.box] = (version, standings.table_view(self.reader,
+                                                                                  table))
+                out.append(hit[1])
+            return out
 
     def standings(self):
         with self.tables.lock:
