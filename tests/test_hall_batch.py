@@ -99,3 +99,30 @@ def test_views_are_made_again_only_for_tables_that_changed(tmp_path, monkeypatch
     assert [v["seq"] for v in first] == [1, 1, 1] and [v["seq"] for v in second] == [1, 2, 1]
     assert second == [real(the_site.reader, t) for t in tables.tables.values()]
     assert os.path.exists(tables.table("t2").path())
+
+
+def test_lines_whose_fsync_failed_are_not_acknowledged_until_it_succeeds(tmp_path, monkeypatch):
+    """An fsync that fails leaves its lines unacknowledged (the box sends them again); their
+    duplicates fsync the file again, and only then does the acknowledgement move on."""
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    assert tables.store_all([("t1", G1, 1, lines[0], None)]) == [records.STORED]
+    real = records._sync
+    fail = [True]
+
+    def flaky(path):
+        if fail[0]:
+            raise OSError(5, "Input/output error")
+        real(path)
+    monkeypatch.setattr(records, "_sync", flaky)
+    with pytest.raises(OSError):
+        tables.store_all([("t1", G1, 2, lines[1], None), ("t1", G1, 3, lines[2], None)])
+    t1 = tables.table("t1")
+    assert t1.ack() == (G1, 1)            # written, not known to be on disk: not acknowledged
+    with pytest.raises(OSError):          # sent again while the disk still fails
+        tables.store_all([("t1", G1, 2, lines[1], None)])
+    assert t1.ack() == (G1, 1)
+    fail[0] = False
+    assert tables.store_all([("t1", G1, 2, lines[1], None), ("t1", G1, 3, lines[2], None)]) \
+        == [records.DUPLICATE] * 2
+    assert t1.ack() == (G1, 3)

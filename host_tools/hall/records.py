@@ -36,6 +36,7 @@ class Table:
         self.box = box
         self.folder = os.path.join(folder, box)
         self.games = {}
+        self.synced = {}      # game -> its lines known to be on disk (fsynced): what is acknowledged
         self.latest = None
         self.version = 0      # goes up with every line stored
         self._lines = {}      # game -> its lines stored (_stored)
@@ -45,7 +46,7 @@ class Table:
                 game = name[:-4]
                 if name.endswith(".txt") and protocol.GAME.match(game):
                     path = os.path.join(self.folder, name)
-                    self.games[game] = _repair(path)
+                    self.games[game] = self.synced[game] = _repair(path)
                     stamps[game] = os.stat(path).st_mtime_ns
             if stamps:
                 self.latest = max(stamps, key=lambda g: (stamps[g], protocol.game_number(g)))
@@ -64,8 +65,8 @@ class Table:
         return os.path.join(self.folder, "%s.txt" % (game or self.latest))
 
     def ack(self):
-        """(game, seq) the hall acknowledges: the game stored last and its lines."""
-        return self.latest, self.games.get(self.latest, 0)
+        """(game, seq) the hall acknowledges: the game stored last and its lines fsynced."""
+        return self.latest, self.synced.get(self.latest, 0)
 
     def store(self, game, seq, line, prev=None, unsynced=None):
         """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. With
@@ -76,6 +77,9 @@ class Table:
             if self._stored(game)[seq - 1] != line:
                 raise Refused("line %d of game %s differs from the line stored: the box's "
                               "record was rewritten (the hall keeps what it has)" % (seq, game))
+            if unsynced is not None and self.synced.get(game, 0) < seq:
+                # written, but its fsync failed: the caller fsyncs the file again
+                unsynced[self.path(game)] = unsynced.get(self.path(game), False)
             return DUPLICATE
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
@@ -99,8 +103,10 @@ class Table:
                 os.fsync(f.fileno())
         if unsynced is not None:
             unsynced[path] = unsynced.get(path, False) or seq == 1
-        elif seq == 1:
-            _sync_folder(self.folder)
+        else:
+            if seq == 1:
+                _sync_folder(self.folder)
+            self.synced[game] = seq
         self.games[game] = seq
         stored.append(line)
         self.latest = game
@@ -185,6 +191,13 @@ class Tables:
             list(self._syncing().map(_sync, paths))   # together), not one after the other
         elif paths:
             _sync(paths[0])
+        # Only now do the lines count as on disk, to be acknowledged; after a failed fsync they
+        # stay unacknowledged, and the box's sending them again fsyncs their file again.
+        with self.lock:
+            for box, game, _seq, _line, _prev in lines:
+                table = self.tables.get(box)
+                if table is not None and table.path(game) in unsynced:
+                    table.synced[game] = table.games.get(game, 0)
         if unsynced:
             with self.lock:
                 self.lock.notify_all()
