@@ -26,6 +26,7 @@ import webbrowser
 from host_tools import resources
 from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.virtual import display_svg
+from host_tools.virtual.board_link import BUTTONS
 
 PAGE = resources.WEBPAGE
 WASM = resources.WASM
@@ -39,7 +40,6 @@ BOARD_FILES = (
     ("reports/replay_portable.py", "replay_portable.py"),
     ("reports/state_log.py", "state_log.py"),
 )
-BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
             "MENU": "m, M held"}
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",

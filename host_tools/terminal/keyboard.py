@@ -5,7 +5,7 @@ import curses
 import functools
 
 from host_tools import resources
-from host_tools.virtual.board_link import HOLD_MS, LONG_MS
+from host_tools.virtual.board_link import BUTTONS, HOLD_MS, LONG_MS
 
 def action(key):
     """What a key from curses get_wch() does: ("key", NAME, hold_ms) for a box key,
@@ -53,7 +53,6 @@ KEYMAP = (
     (("MENU", "m"), ("long MENU", "M (setup)")),
 )
 
-BUTTONS = ("G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
 EXTRAS = "^R power  F1-F4 unplug  q quit"
 SHORT_KEYS = ("0-9 a-h faces", "Space PLAY", "p PASS", "s AS", "Bksp DEL", "u UNDO",
               "m MENU", "M setup", "q quit")

@@ -16,9 +16,10 @@ import time
 from host_tools import resources
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
-# Key names the box knows (box.keys.NAMES), upper case; hex faces also in lower case.
-KEY_NAMES = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F",
-             "G", "H", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU")
+# Key names the box knows, upper case (hex faces also in lower case): the firmware's own table.
+KEY_NAMES = resources.firmware_module("box.keys").NAMES
+# The keys besides the hex faces (G, H, AS, PLAY, ...), in the firmware's order.
+BUTTONS = KEY_NAMES[16:]
 
 HOLD_MS = 60   # a key press as a person makes it
 GAP_MS = 60
