@@ -40,20 +40,19 @@ class _HwPico:
         return self._board.hw
 
 
-def watch_app(board):
-    """Let the board find the App the runtime builds (for `d` dumps), with board=pico only:
-    there the real box.hw_pico makes the `hw` that box.runtime.start hands the app to
-    (hw.app), and the board never sees that object. (With board=virtual the board's own hw
-    gets it, as the hw contract says.)"""
-    import box.app as appmod
-    base = appmod.App
+def watch_hw(board):
+    """Let the board find the running app (for `d` dumps), with board=pico only: there the
+    real box.hw_pico makes the `hw` that box.runtime.start hands the app to (hw.app, as the
+    hw contract says), so the board keeps that hw as it is made; the app is not touched.
+    (With board=virtual the board's own hw is the one.)"""
+    import box.hw_pico as hw_pico
+    build = hw_pico.build
 
-    class App(base):
-        def __init__(self, *args, **kw):
-            base.__init__(self, *args, **kw)
-            board.app = self
+    def keep(pinmap=None):
+        board.pico_hw = build(pinmap)
+        return board.pico_hw
 
-    appmod.App = App
+    hw_pico.build = keep
 
 
 def main():
@@ -70,9 +69,9 @@ def main():
             board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
     if opts["board"] == "pico":
-        watch_app(board)
         sys.modules["machine"] = parts.Machine(board)
         sys.modules["time"] = parts.Time(board)
+        watch_hw(board)   # imports box.hw_pico, which imports machine: after it is in place
     else:
         import box
         stub = _HwPico(board)

@@ -315,7 +315,7 @@ class VirtualBoard:
         self.step = step
         self.budget = 0  # ms the host lets run before the next `@i`
         self.wdt = None
-        self.app = None
+        self.pico_hw = None   # with board=pico: the hw the real box.hw_pico made (mpy/board.py)
         self.gpio = {}  # gpio -> part, for the virtual `machine` module
         self.rows = []
         for g in kp["rows"]:
@@ -425,7 +425,7 @@ class VirtualBoard:
         """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
         the app's mode and its game as state JSON."""
         from tycoon.state import to_json
-        app = getattr(self.hw, "app", None) or self.app
+        app = getattr(self.hw, "app", None) or getattr(self.pico_hw, "app", None)
         mode = "none"
         game = None
         if app is not None:
