@@ -196,8 +196,10 @@ class Tables:
         with self.lock:
             for box, game, _seq, _line, _prev in lines:
                 table = self.tables.get(box)
-                if table is not None and table.path(game) in unsynced:
+                if table is not None and table.path(game) in unsynced \
+                        and table.synced.get(game, 0) != table.games.get(game, 0):
                     table.synced[game] = table.games.get(game, 0)
+                    table.version += 1   # what the page shows of it changed: the acknowledgement
         if unsynced:
             with self.lock:
                 self.lock.notify_all()
