@@ -68,18 +68,19 @@ class Table:
         """(game, seq) the hall acknowledges: the game stored last and its lines fsynced."""
         return self.latest, self.synced.get(self.latest, 0)
 
-    def store(self, game, seq, line, prev=None, unsynced=None):
-        """Store line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. With
-        `unsynced` (a dict) the file is not fsynced here: its path goes into it (True when the
-        file is new, so its folder needs an fsync too) for the caller to fsync."""
+    def store(self, game, seq, line, prev, unsynced):
+        """Write line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. The file
+        is not fsynced here: its path goes into the dict `unsynced` (True when its folder needs
+        an fsync too: a new file) for Tables.store_all to fsync."""
         have = self.games.get(game, 0)
         if seq <= have:
             if self._stored(game)[seq - 1] != line:
                 raise Refused("line %d of game %s differs from the line stored: the box's "
                               "record was rewritten (the hall keeps what it has)" % (seq, game))
-            if unsynced is not None and self.synced.get(game, 0) < seq:
-                # written, but its fsync failed: the caller fsyncs the file again
-                unsynced[self.path(game)] = unsynced.get(self.path(game), False)
+            synced = self.synced.get(game, 0)
+            if synced < seq:   # written, but its fsync failed: the caller fsyncs it again,
+                path = self.path(game)   # and its folder while none of it is known on disk
+                unsynced[path] = unsynced.get(path, False) or not synced
             return DUPLICATE
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
@@ -99,14 +100,7 @@ class Table:
         with open(path, "ab") as f:
             f.write(line.encode("utf-8") + b"\n")
             f.flush()
-            if unsynced is None:
-                os.fsync(f.fileno())
-        if unsynced is not None:
-            unsynced[path] = unsynced.get(path, False) or seq == 1
-        else:
-            if seq == 1:
-                _sync_folder(self.folder)
-            self.synced[game] = seq
+        unsynced[path] = unsynced.get(path, False) or seq == 1
         self.games[game] = seq
         stored.append(line)
         self.latest = game
@@ -127,13 +121,8 @@ def _repair(path):
     return data[:end].count(b"\n")
 
 
-def _sync_folder(folder):
-    """fsync a folder, so that a new file's name survives a power cut too."""
-    _sync(folder)
-
-
 def _sync(path):
-    """fsync a file or a folder by its path."""
+    """fsync a file, or a folder (so that a new file's name survives a power cut too)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
