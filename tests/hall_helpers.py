@@ -33,6 +33,15 @@ def enrol(hall, box, port):
     return out.stdout.strip()
 
 
+def kill_group(proc):
+    """SIGKILL a process started in a session of its own, and everything it started."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(10)
+
+
 class Hall:
     """`matchbox hall serve DIR` in a process of its own (with --broker: an external one)."""
 
@@ -66,11 +75,7 @@ class Hall:
     def kill(self):
         """SIGKILL: no cleanup, as a power cut of the hall's computer."""
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(10)
+            kill_group(self.proc)
             self.proc.stdout.close()
             self.err.close()
             self.proc = None
@@ -140,11 +145,7 @@ class Mosquitto:
 
     def kill(self):
         if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait(10)
+            kill_group(self.proc)
             self.err.close()
             self.proc = None
 
