@@ -75,7 +75,7 @@ def new_game(like):
 
 
 def forget(name):
-    # What box.journal.Journal.forget_reader does at the end of boot: the module out of
+    # What box.journal.Journal.forget_reader does at the end of boot: a module out of
     # sys.modules and off its package, so that nothing holds it.
     import tycoon
     del sys.modules[name]
@@ -99,6 +99,7 @@ def main(path, journal):
     marks[6] = mem_alloc()   # engine + reader + the game read (and its Reader)
     reader = f = None
     forget("tycoon.notation")
+    forget("tycoon.line")   # the reader's line grammar, imported with it
     marks[7] = mem_alloc()   # the engine the box keeps + the game: the steady state
     by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(5)]
     from tycoon import notation, state

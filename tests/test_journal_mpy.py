@@ -32,12 +32,14 @@ BOOT = textwrap.dedent("""
     back, dropped = box.resume()
     gc.collect()
     loaded = gc.mem_alloc()
-    assert "tycoon.notation" in sys.modules and dropped == 0 and len(back) == 3
+    assert "tycoon.notation" in sys.modules and "tycoon.line" in sys.modules
+    assert dropped == 0 and len(back) == 3
     box.forget_reader()
     gc.collect()
     after = gc.mem_alloc()
-    assert "tycoon.notation" not in sys.modules
+    assert "tycoon.notation" not in sys.modules and "tycoon.line" not in sys.modules
     assert not hasattr(sys.modules["tycoon"], "notation")
+    assert not hasattr(sys.modules["tycoon"], "line")
     print("freed", loaded - after)
     # the game read goes on, and a later read loads the reader again
     back.pass_turn()

@@ -34,8 +34,9 @@ except ImportError:
         return x
 
 READER = "tycoon.notation"   # the one record reader, in sys.modules while it is loaded
-# the reader's and the repair's (loaded by the reader for a damaged line) names in tycoon
-_LOADED = ("notation", "repair")
+# the reader's, its line grammar's and the repair's (loaded by the reader for a damaged line)
+# names in tycoon
+_LOADED = ("notation", "line", "repair")
 
 CURRENT = "current.txt"
 NEXT = "next.txt"      # a new game's record, complete, waiting for the old one to be archived

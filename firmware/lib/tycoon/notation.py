@@ -14,20 +14,19 @@ MicroPython's decode lets some invalid sequences through), the byte-order mark, 
 line without a newline, white space (ASCII space and tab only), number sizes and the journal's
 checksum tags, and the repair of a damaged line by its tag (tycoon.repair, imported only for
 such a line; it reads the lines after it ahead, so a file is read through `Reader.next_line`).
-The grammar is written down in docs/notation.md. The reader replays actions into a Game as it
+A line's grammar and tag are tycoon.line's (docs/notation.md writes them down). The reader replays actions into a Game as it
 goes, so a record of any length needs no more memory than the game itself.
 
 The lines the box writes come from tycoon.writer (offered here too, so every tool finds the
 whole notation in this module): the box keeps only the writer while a game is played, and
 imports this module to read its journal at boot only.
 """
-from array import array
 from struct import calcsize, unpack_from
 
-from tycoon.cards import parse_char
-from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PLAY, PASS,
-                         RETURN, _decode, _state)
-from tycoon.writer import _NIBBLE, HEADERS, action_text, crc16, header_text, tagged
+from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
+                         _decode, _state)
+from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
+from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
 
 try:
     from micropython import const
@@ -38,42 +37,26 @@ except ImportError:
     def const(x):
         return x
 
-UNDO = const(3)     # the journal's 'undo' line: takes back the last action
-LIMIT = const(200)  # bytes in a line, its newline included
-DIGITS = const(4)   # digits in a number at most
 REPAIRS = const(8)  # lines of a record repaired by their tags at most (a Pico's boot stays short)
 
-# Messages, numbered: on MicroPython one long string takes much less heap than a dozen
-# string constants, and a message is only spelled out when a line is refused.
-_MESSAGES = const("bad number '%s'|'%s' is not a card|seat %d: with no action|"
-                   "a seat prefix goes only before an action|unexpected '%s' after %s|"
-                   "unknown word '%s'|'as' needs a value|play needs at least one card|"
-                   "header '%s' after the first action|header '%s' repeated|%s needs one value|"
-                   "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
-                   "last line without a newline (cut short: the box drops it)|"
-                   "character U+%04X outside a comment|"
-                   "number '%s' longer than %d digits|damaged checksum tag|"
-                   "line without a checksum tag after a tagged line|nothing to undo")
-_BAD_NUMBER = const(0)
-_NOT_A_CARD = const(1)
-_SEAT_ALONE = const(2)
-_SEAT_ON_HEADER = const(3)
-_UNEXPECTED = const(4)
-_UNKNOWN_WORD = const(5)
-_AS_ALONE = const(6)
-_NO_CARDS = const(7)
-_HEADER_LATE = const(8)
-_HEADER_TWICE = const(9)
-_ONE_VALUE = const(10)
-_NO_PLAYERS = const(11)
-_NOT_UTF8 = const(12)
-_TOO_LONG = const(13)
-_TORN = const(14)
-_CHARACTER = const(15)
-_BIG_NUMBER = const(16)
-_BAD_TAG = const(17)
-_UNTAGGED = const(18)
-_NO_UNDO = const(19)
+# The reader's own messages (a header, the record as a whole), numbered as tycoon.line numbers
+# those of a line's grammar and tag.
+_MESSAGES = const("header '%s' after the first action|header '%s' repeated|%s needs one value|"
+                  "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
+                  "last line without a newline (cut short: the box drops it)|nothing to undo")
+_HEADER_LATE = const(0)
+_HEADER_TWICE = const(1)
+_ONE_VALUE = const(2)
+_NO_PLAYERS = const(3)
+_NOT_UTF8 = const(4)
+_TOO_LONG = const(5)
+_TORN = const(6)
+_NO_UNDO = const(7)
+
+
+def _refused(which, *args):
+    # The NotationError of one of the reader's messages.
+    return NotationError(_MESSAGES.split("|")[which] % args)
 
 
 # Where a record stops being readable, as a value: (line, kind, code), a named tuple on
@@ -81,166 +64,6 @@ _NO_UNDO = const(19)
 # that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
 # (code: the rule's code, as IllegalAction.code).
 RecordError = named and named("RecordError", ("line", "kind", "code"))
-
-
-class NotationError(Exception):
-    """A line that is not valid notation. `message` says what is wrong."""
-
-    def __init__(self, message, *args):
-        if isinstance(message, int):
-            message = _MESSAGES.split("|")[message] % args
-        super().__init__(message)
-        self.message = message
-
-
-def _number(token):
-    # ASCII digits only (CPython's isdigit() also accepts the likes of '²'): stripping the
-    # digits off both ends leaves nothing only when every character is a digit
-    if not token or token.strip("0123456789"):
-        raise NotationError(_BAD_NUMBER, token)
-    if len(token) > DIGITS:
-        raise NotationError(_BIG_NUMBER, token[:DIGITS + 2] + "...", DIGITS)
-    return int(token)
-
-
-def utf8(raw, end):
-    """True when raw[:end] is well-formed UTF-8 (no overlong forms, surrogates or values
-    past U+10FFFF), the verdict CPython's strict decode gives."""
-    i = 0
-    while i < end:
-        b = raw[i]
-        i += 1
-        if b < 0x80:
-            continue
-        if 0xC2 <= b <= 0xDF:
-            n, lo, hi = 1, 0x80, 0xBF
-        elif 0xE0 <= b <= 0xEF:
-            n, lo, hi = 2, 0xA0 if b == 0xE0 else 0x80, 0x9F if b == 0xED else 0xBF
-        elif 0xF0 <= b <= 0xF4:
-            n, lo, hi = 3, 0x90 if b == 0xF0 else 0x80, 0x8F if b == 0xF4 else 0xBF
-        else:
-            return False
-        if i + n > end or not lo <= raw[i] <= hi:
-            return False
-        for k in range(i + 1, i + n):
-            if not 0x80 <= raw[k] <= 0xBF:
-                return False
-        i += n
-    return True
-
-
-# --- checksum tags ------------------------------------------------------------------------------
-
-# Resuming checks the tag of every line of the journal, most of a Pico's boot with a long game:
-# here a look-up a byte (256 CRCs, 512 bytes, made at import and let go with the reader) does in
-# half the time what the writer's nibble table does in two.
-def _byte_table():
-    t = array("H", bytes(512))
-    n = _NIBBLE
-    for i in range(256):   # crc16(bytes((i,)), 0), the writer's two steps written out
-        c = n[i >> 4]
-        t[i] = ((c << 4) & 0xFFFF) ^ n[(c >> 12) ^ (i & 15)]
-    return t
-
-
-_BYTE = _byte_table()
-
-
-def _crc16(data, crc=0xFFFF):
-    """crc16 (tycoon.writer) by the byte table."""
-    t = _BYTE
-    for byte in data:
-        crc = ((crc << 8) & 0xFFFF) ^ t[(crc >> 8) ^ byte]
-    return crc
-
-
-def untag(text, index, strict=False):
-    """(text without its tag, whether it had one) for line `index`. A tag is `  #~hhhh` at the
-    very end and must match; `#~` elsewhere or a tag-shaped ending with another character than
-    `~` is damage; with `strict` (a tagged line came before) a line must have a tag unless
-    it is empty."""
-    n = len(text)
-    at = text.find("#~")
-    if at >= 0:   # the line must be exactly what the writer makes of its text at this index
-        body = text[:n - 8]
-        if at != n - 6 or text[n - 8:n - 6] != "  " \
-                or text[n - 4:] != "%04x" % _crc16(("%d|%s" % (index, body)).encode()):
-            raise NotationError(_BAD_TAG)
-        return body, True
-    if n >= 8 and text[n - 8:n - 5] == "  #" and not text[n - 4:].strip("0123456789abcdef"):
-        raise NotationError(_BAD_TAG)
-    if strict and n:   # an empty line is no risk: damage cannot make one from a tagged line
-        raise NotationError(_UNTAGGED)
-    return text, False
-
-
-# --- lines ---------------------------------------------------------------------------------------
-
-def parse_line(line):
-    """Parse one line of text. Returns None (blank or comment), ("header", key, args, None),
-    ("action", kind, (faces, value), seat) with seat None when no prefix is given, or
-    ("undo", UNDO, ((), None), None)."""
-    # 'S: pass' and 'S: return', most lines of a long journal, the short way (resuming on a
-    # Pico reads every line): what the general path below gives them, in fewer steps.
-    n = len(line)
-    if (n == 7 or n == 9) and line[1:3] == ": " and "0" <= line[0] <= "9":
-        word = line[3:]
-        if word == "pass" or word == "return":
-            return ("action", PASS if n == 7 else RETURN, ((), None), ord(line[0]) - 48)
-    hash_at = line.find("#")
-    if hash_at >= 0:
-        line = line[:hash_at]
-    raw = line.encode()   # min and max run in C: most lines need no look at each character
-    if raw and (min(raw) < 32 or max(raw) > 126):
-        for ch in line:   # outside a comment: printable ASCII, space and tab, nothing else
-            if ch != "\t" and not " " <= ch <= "~":
-                raise NotationError(_CHARACTER, ord(ch))
-    words = line.split()   # only space and tab are left to split on
-    if not words:
-        return None
-    seat = None
-    colon = words[0].find(":")
-    if colon >= 0:
-        rest = words[0][colon + 1:]
-        seat = _number(words[0][:colon])
-        words = ([rest] if rest else []) + words[1:]
-        if not words:
-            raise NotationError(_SEAT_ALONE, seat)
-    word = words[0].lower()
-    args = words[1:]
-    if word in HEADERS or word == "undo":
-        if seat is not None:
-            raise NotationError(_SEAT_ON_HEADER)
-        if word == "undo":
-            if args:
-                raise NotationError(_UNEXPECTED, args[0], word)
-            return ("undo", UNDO, ((), None), None)
-        return ("header", word, args, None)
-    if word == "pass" or word == "return":
-        if args:
-            raise NotationError(_UNEXPECTED, args[0], word)
-        return ("action", PASS if word == "pass" else RETURN, ((), None), seat)
-    if word != "play":
-        raise NotationError(_UNKNOWN_WORD, words[0])
-    faces = []
-    at = -1   # where 'as' is: the one card after it is the value
-    for i in range(len(args)):
-        token = args[i]
-        if at < 0 and token.lower() == "as":
-            if i + 1 >= len(args):
-                raise NotationError(_AS_ALONE)
-            if i + 2 < len(args):
-                raise NotationError(_UNEXPECTED, args[i + 2], "the value")
-            at = i
-            continue
-        card = parse_char(token)
-        if card < 0:
-            raise NotationError(_NOT_A_CARD, token)
-        faces.append(card)
-    value = faces.pop() if at >= 0 else None
-    if not faces:
-        raise NotationError(_NO_CARDS)
-    return ("action", PLAY, (faces, value), seat)
 
 
 class Reader:
@@ -322,8 +145,8 @@ class Reader:
         if n > LIMIT or not n or raw[n - 1] != 10:
             self.lineno += 1
             if n >= LIMIT:
-                raise NotationError(_TOO_LONG, LIMIT)
-            raise NotationError(_TORN)
+                raise _refused(_TOO_LONG, LIMIT)
+            raise _refused(_TORN)
         end = n - 1
         if end and raw[end - 1] == 13:   # CRLF
             end -= 1
@@ -333,7 +156,7 @@ class Reader:
         # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
         if max(raw) >= 0x80 and not utf8(raw, end):
             self.lineno += 1
-            raise NotationError(_NOT_UTF8)
+            raise _refused(_NOT_UTF8)
         events = self.feed(raw[start:end].decode())
         self.size += n
         return events
@@ -361,23 +184,23 @@ class Reader:
         self.kind = what
         if what == "header":
             if self.game is not None:
-                raise NotationError(_HEADER_LATE, key)
+                raise _refused(_HEADER_LATE, key)
             if key in self.header:
-                raise NotationError(_HEADER_TWICE, key)
+                raise _refused(_HEADER_TWICE, key)
             if key == "hands":   # how many counts it needs is the game's to check
-                value = list(map(_number, args))
+                value = list(map(number, args))
             elif len(args) != 1:
-                raise NotationError(_ONE_VALUE, key)
+                raise _refused(_ONE_VALUE, key)
             elif key == "expansion":
                 value = args[0].lower()
             else:
-                value = _number(args[0])
+                value = number(args[0])
             self.header[key] = (value, self.lineno)
             return 0
         game = self.finish()
         if key == UNDO:
             if not game.undo():
-                raise NotationError(_NO_UNDO)
+                raise _refused(_NO_UNDO)
             self.undos += 1
             return 0
         faces, value = args
@@ -391,7 +214,7 @@ class Reader:
         header = self.header
         if "players" not in header:
             self.lineno = max(self.lineno, 1)
-            raise NotationError(_NO_PLAYERS)
+            raise _refused(_NO_PLAYERS)
         setup = {}
         for key in header:
             setup[key] = header[key][0]

@@ -8,11 +8,12 @@ module only when such a line fails, so a box whose journal is whole never loads 
 The legal actions are found without applying any: the CRC is linear, so the tag of a play
 `S: play F1 ... Fn as V` is a constant of its layout XOR one table value per character: the
 faces but the last two are walked, those two looked up in a table of every pair, and only a
-text that makes the tag is put to the rules.
+text that makes the tag is put to the rules. A line's grammar and tag come from tycoon.line,
+as the reader's do: this module does not import the reader.
 """
 from tycoon.cards import CHARS, G, card_type, cost
 from tycoon.game import EXPANSIONS, MAX_PLAY, PLAY, PASS, RETURN, IllegalAction
-from tycoon.notation import _BYTE, LIMIT, UNDO, NotationError, _crc16, parse_line
+from tycoon.line import _BYTE, LIMIT, UNDO, NotationError, _crc16, parse_line
 from tycoon.writer import HEADERS, action_text
 
 try:
