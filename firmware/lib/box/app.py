@@ -17,7 +17,7 @@ from box.buzzer import ACCEPT, REJECT, REVOLUTION
 from box.entry import Entry
 from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
 from box.setup import COMPLETE, TOO_MANY, Setup
-from tycoon import game as rules
+from tycoon import game as engine
 from tycoon.state import to_json
 
 ERROR_MS = const(2000)
@@ -96,7 +96,7 @@ class App:
 
     def new_game(self, now):
         s = self.setup
-        game = rules.Game(s.players, s.dealer, rules.EXPANSIONS[s.expansion], s.revolution,
+        game = engine.Game(s.players, s.dealer, engine.EXPANSIONS[s.expansion], s.revolution,
                           s.sticks, s.hands[:s.players])
         try:
             # the new record is on flash before the old one goes to the archive
@@ -105,7 +105,7 @@ class App:
             self._error("flash-full", now)   # the menu stays open; the old game stays on
             return
         try:
-            self.journal.save_setup(s.players, s.dealer, rules.EXPANSIONS[s.expansion],
+            self.journal.save_setup(s.players, s.dealer, engine.EXPANSIONS[s.expansion],
                                     s.revolution, s.sticks, s.hands[:s.players])
         except OSError:
             pass   # only the menu's memory of these choices is lost; the game is safe
@@ -201,13 +201,13 @@ class App:
             entry.delete()
         elif code == K.PLAY:
             if self.game.must_return():
-                self._act(rules.RETURN, now)
+                self._act(engine.RETURN, now)
             elif entry.n:
-                self._act(rules.PLAY, now)
+                self._act(engine.PLAY, now)
             else:
                 self._error("wrong-count", now)
         elif code == K.PASS:
-            self._act(rules.PASS, now)
+            self._act(engine.PASS, now)
         elif code == K.UNDO:
             if entry.keyed():
                 entry.clear()
@@ -223,7 +223,7 @@ class App:
         try:
             events = game.apply(kind, entry.faces[:entry.n],
                                 entry.declared if entry.declared >= 0 else None)
-        except rules.IllegalAction as e:
+        except engine.IllegalAction as e:
             self._error(e.code, now)
             return
         # The displays first, then the flash: the players see the play at once (appending to
@@ -243,7 +243,7 @@ class App:
             self._home()
             self._error("flash-full", now)
             return
-        self.buzzer.play(REVOLUTION if events & rules.REVOLUTION else ACCEPT, now)
+        self.buzzer.play(REVOLUTION if events & engine.REVOLUTION else ACCEPT, now)
         self._emit()
         self.journal.checkpoint(game)   # the resume snapshot, when due: after all the rest
 
@@ -312,7 +312,7 @@ class App:
 
     def _announce(self, events, now):
         self.view.event = events
-        if events & (rules.OUT | rules.FORCED | rules.REVOLUTION):
+        if events & (engine.OUT | engine.FORCED | engine.REVOLUTION):
             self.view.overlay = ANNOUNCE
             self.until = now + ANNOUNCE_MS
 

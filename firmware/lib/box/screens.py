@@ -14,7 +14,7 @@ except ImportError:
         return x
 
 from box import panels
-from tycoon import game as rules
+from tycoon import game as engine
 from tycoon.cards import becomes
 
 # The app's modes.
@@ -159,7 +159,7 @@ def faces(app, p):
     panels.clear(buf, p)
     for i in range(min(entry.n, 4)):
         panels.card(buf, p, i, entry.faces[i])
-    if entry.n == rules.MAX_PLAY:
+    if entry.n == engine.MAX_PLAY:
         panels.dot(buf, p, 3)   # a fifth card: the point says "and one more"
     if not entry.n:
         panels.put(buf, p, 0, panels.DASH)
@@ -207,14 +207,14 @@ def announcement(app, fixed):
     buf = app.buf
     events = app.view.event
     game = app.game
-    if events & rules.FINISHED:
+    if events & engine.FINISHED:
         return ranking(app)
     a = 2 if fixed else 0
-    if events & rules.OUT:
+    if events & engine.OUT:
         panels.text(buf, a, b"out")
         panels.text(buf, a + 1, b"P")
         panels.number(buf, a + 1, 1, 1, game.ranking[-1])
-    elif events & rules.FORCED:
+    elif events & engine.FORCED:
         panels.text(buf, a, b"PASS")
         panels.text(buf, a + 1, b"ALL")
     else:
