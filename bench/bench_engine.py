@@ -125,7 +125,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     game = long_game(args.seed)
-    kinds = [a[0] for a in game.actions()]
+    kinds = [a.kind for a in game.actions()]
     with tempfile.TemporaryDirectory() as tmp:
         record = os.path.join(tmp, "long-game.txt")
         with open(record, "w") as f:

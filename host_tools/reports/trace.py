@@ -152,8 +152,8 @@ def read_record(f, name="game"):
                 game: Any = reader.game
                 action = game.last_action()
                 spent = 0
-                if action[0] == PLAY:
-                    spent = sum([cost(face, action[3]) or 0 for face in action[2]])
+                if action.kind == PLAY:
+                    spent = sum([cost(face, action.value) or 0 for face in action.faces])
                 trace.steps.append(Step(len(trace.steps) + 1, reader.lineno, action, events,
                                         spent, game))
         raw = b""

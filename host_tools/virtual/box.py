@@ -84,8 +84,9 @@ def setup_keys(players, dealer=1, expansion="none", revolution=5, sticks=40, han
 
 
 def action_keys(kind, seat=None, faces=(), value=-1, explicit=False):
-    """The keys that enter one action (a tuple of Game.actions()) on the box: the faces,
-    AS and the value when the record says `as`, then PLAY; PASS; PLAY to return a stick."""
+    """The keys that enter one action (an Action's fields, as Game.actions() gives them) on
+    the box: the faces, AS and the value when the record says `as`, then PLAY; PASS; PLAY to
+    return a stick."""
     from tycoon.cards import char
     from tycoon.game import PASS, PLAY
     if kind == PASS:

@@ -141,6 +141,16 @@ def test_syntax_error_keeps_the_game_so_far():
     assert isinstance(message, str)
 
 
+def test_where_a_record_stops_is_a_record_error_on_cpython_a_plain_tuple_on_micropython():
+    _game, error = notation.load(["players 3", "1: play 3", "2: play 2"])
+    assert error == (3, "illegal", "not-stronger")
+    if notation.RecordError is None:   # MicroPython: the same fields in the same order
+        assert type(error) is tuple
+        return
+    assert isinstance(error, notation.RecordError)
+    assert (error.line, error.kind, error.code) == (3, "illegal", "not-stronger")
+
+
 def test_expansion_faces_without_expansion_are_illegal_not_syntax():
     illegal_line("players 3\n1: play G", 2, "no-such-card")
     illegal_line("players 3\n1: play h h", 2, "no-such-card")

@@ -692,6 +692,21 @@ def test_actions_and_len():
     assert len(Game(3)) == 0 and Game(3).last_action() is None
 
 
+def test_an_action_is_an_action_on_cpython_a_plain_tuple_on_micropython():
+    g = record("players 3\n1: play 6 9 as 9\n2: pass")
+    play, passed = list(g.actions())
+    last = g.last_action()
+    assert last == passed == (G.PASS, 2, (), -1, False)
+    if G.Action is None:   # MicroPython: the same fields in the same order, no type made
+        assert type(play) is tuple and type(last) is tuple
+        return
+    assert isinstance(play, G.Action) and isinstance(last, G.Action)
+    assert (play.kind, play.seat, play.faces, play.value, play.explicit) == (
+        G.PLAY, 1, (6, 9), 9, True)
+    assert (last.kind, last.seat, last.faces, last.value, last.explicit) == (
+        G.PASS, 2, (), -1, False)
+
+
 def test_last_action_follows_every_action_and_undo():
     g = Game(3)
     for line in ("play 6 9 as 9", "pass", "play A A", "pass", "pass", "play 4"):

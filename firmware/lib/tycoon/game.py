@@ -9,6 +9,7 @@ bytearray of snapshots (4 bytes a seat and 30 more), so an undo restores the las
 before the action and replays fewer than SNAP_EVERY actions from the log, through the same
 code as the first time (so it cannot drift from the rules).
 """
+import sys
 from struct import pack, unpack_from
 
 from tycoon.cards import G, cost, card_type
@@ -18,6 +19,12 @@ try:
 except ImportError:
     def const(x):
         return x
+
+# Named tuples on CPython (a CPython with a `micropython` module too), none on MicroPython,
+# where each type object would take the box's heap: Action here, RecordError in the reader.
+named = None
+if sys.implementation.name != "micropython":
+    from collections import namedtuple as named
 
 PLAY = const(0)
 PASS = const(1)
@@ -49,6 +56,13 @@ _STICKS = const(40)
 # names): fewest and most players, the revolution size and the house rule's, the matchsticks
 # in the box by default, and the values of the base deck.
 BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _BASE_VALUES)
+
+# An action as actions() and last_action() give it: (kind, seat, faces, value, explicit), faces
+# a tuple of the faces as written, value the value it played as (-1 for a pass or a return),
+# explicit True when the value was declared with 'as'. On CPython an Action, a named tuple with
+# those fields; on MicroPython a plain tuple in the same order (a named tuple cost the box's
+# heap 350-420 B, measured). The engine itself reads actions by position, on both.
+Action = named and named("Action", ("kind", "seat", "faces", "value", "explicit"))
 
 # The action log (a bytearray, see _decode): one head byte per action,
 #   bits 7-6 kind (PLAY, PASS, RETURN), bits 5-3 cards played (plays only), bits 2-0 seat - 1;
@@ -423,14 +437,15 @@ class Game:
         return True
 
     def actions(self):
-        """The actions so far, oldest first: plain tuples (kind, seat, faces, value, explicit 'as'),
-        each field a plain value (a named tuple cost the box's heap 350-420 B, measured)."""
-        return _decode(self._log)
+        """The actions so far, oldest first, each an Action (kind, seat, faces, value,
+        explicit; a plain tuple on MicroPython)."""
+        actions = _decode(self._log)
+        return map(Action._make, actions) if Action else actions
 
     def last_action(self):
         """The last action as actions() gives it, or None before the first."""
         for action in _decode(self._log[self._last:]):
-            return action
+            return Action._make(action) if Action else action
         return None
 
     def __len__(self):

@@ -24,16 +24,13 @@ imports this module to read its journal at boot only.
 from struct import calcsize, unpack_from
 
 from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
-                         _decode, _state)
+                         _decode, _state, named)
 from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
 from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
 
 try:
     from micropython import const
-    named = None   # MicroPython: a plain tuple, so that no type object is made on the box
 except ImportError:
-    from collections import namedtuple as named
-
     def const(x):
         return x
 
