@@ -60,6 +60,22 @@ BOOT = textwrap.dedent("""
     assert len(back) == 4 and box.repaired == 1 and "tycoon.repair" in sys.modules
     box.forget_reader()
     assert "tycoon.repair" not in sys.modules and not hasattr(sys.modules["tycoon"], "repair")
+    # a resume from the snapshot loads the reader too (to unpack the game): let go the same
+    import os
+    snap = root + "-snap"
+    writer = Journal(snap)
+    writer.snap_every = 1
+    game = Game(4)
+    writer.start(game)
+    game.play([3])
+    writer.append(game)
+    writer.checkpoint(game)
+    assert "current.snap" in os.listdir(snap) and "tycoon.notation" not in sys.modules
+    box = Journal(snap)
+    back, dropped = box.resume()
+    assert len(back) == 1 and dropped == 0 and "tycoon.notation" in sys.modules
+    box.forget_reader()
+    assert "tycoon.notation" not in sys.modules and "tycoon.line" not in sys.modules
     print("ok")
 """)
 

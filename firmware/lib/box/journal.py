@@ -227,8 +227,7 @@ class Journal:
             magic, lines, size, window, head, header = unpack_from(_HEAD, data, 0)
             if magic != _MAGIC or lines < len(HEADERS) or size < head:
                 return None
-            from tycoon.notation import unpack
-            game = unpack(data[_HEAD_SIZE:n])
+            game = self._reader().unpack(data[_HEAD_SIZE:n])
             data = None
             f = st.open(self.current, "rb")
             try:
@@ -353,10 +352,7 @@ class Journal:
         # lines dropped, the reader). With box_game, a record with checksum tags must have all six
         # header lines: the box writes them all, so fewer means a cut. `at`: (game, lines,
         # offset) of a snapshot, where the reading goes on.
-        if READER not in sys.modules:
-            self._loaded = True
-        from tycoon.notation import Reader
-        reader = Reader()
+        reader = self._reader().Reader()
         f = self.store.open(path, "rb")
         try:
             if at is not None:
@@ -383,6 +379,14 @@ class Journal:
         if game is None:
             return None, 0, 0, lines + dropped, reader
         return game, lines, reader.size, dropped, reader
+
+    def _reader(self):
+        # The record reader's module. Loaded here (reading the resume snapshot or a record),
+        # it is this journal's to let go (forget_reader).
+        if READER not in sys.modules:
+            self._loaded = True
+        from tycoon import notation
+        return notation
 
     def forget_reader(self):
         """Let the record reader go if this journal loaded it (the box calls this once it has
