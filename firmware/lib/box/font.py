@@ -7,24 +7,31 @@ DP = 0x80
 FACES = CHARS
 CARDS = SHAPES
 
-# (characters, mask): every character in the string gets the mask. Both cases of a letter
-# share one shape except C/c, H/h, I/i, O/o and U/u.
-_GLYPHS = (
-    ("0", 0x3F), ("1", 0x06), ("2", 0x5B), ("3", 0x4F), ("4", 0x66),
-    ("5Ss", 0x6D), ("6", 0x7D), ("7", 0x07), ("8", 0x7F), ("9", 0x6F),
-    ("Aa", 0x77), ("Bb", 0x7C), ("C", 0x39), ("Dd", 0x5E), ("Ee", 0x79),
-    ("Ff", 0x71), ("Gg", 0x3D), ("H", 0x76),
-    ("c", 0x58), ("h", 0x74), ("I", 0x30), ("i", 0x10), ("Jj", 0x1E), ("Ll", 0x38),
-    ("Nn", 0x54), ("O", 0x3F), ("o", 0x5C), ("Pp", 0x73), ("Qq", 0x67), ("Rr", 0x50),
-    ("Tt", 0x78), ("U", 0x3E), ("u", 0x1C), ("Yy", 0x6E),
-    (" ", 0x00), ("-", 0x40), ("_", 0x08), ("=", 0x48),
-)
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
 
-# One byte per ASCII code 32..127; characters without a glyph are blank.
-_TABLE = bytearray(96)
-for _chars, _m in _GLYPHS:
-    for _ch in _chars:
-        _TABLE[ord(_ch) - 32] = _m
+# Characters, a space, then the mask in hex: every character of a group gets its mask. Both
+# cases of a letter share one shape except C/c, H/h, I/i, O/o and U/u. One string: a table of
+# tuples would stay in the heap, 38 tuples of it, for as long as the box runs.
+_GLYPHS = const("0 3f|1 06|2 5b|3 4f|4 66|5Ss 6d|6 7d|7 07|8 7f|9 6f|"
+                "Aa 77|Bb 7c|C 39|Dd 5e|Ee 79|Ff 71|Gg 3d|H 76|"
+                "c 58|h 74|I 30|i 10|Jj 1e|Ll 38|Nn 54|O 3f|o 5c|Pp 73|Qq 67|Rr 50|"
+                "Tt 78|U 3e|u 1c|Yy 6e|  00|- 40|_ 08|= 48")
+
+
+def _table():
+    # One byte per ASCII code 32..127; characters without a glyph are blank.
+    t = bytearray(96)
+    for group in _GLYPHS.split("|"):
+        for ch in group[:-3]:
+            t[ord(ch) - 32] = int(group[-2:], 16)
+    return t
+
+
+_TABLE = _table()
 
 
 def mask(ch):
@@ -42,4 +49,4 @@ def card(value):
 
 def chars():
     """All characters that have a glyph (for tests and the simulator)."""
-    return "".join(c for c, _ in _GLYPHS)
+    return "".join(group[:-3] for group in _GLYPHS.split("|"))
