@@ -8,12 +8,14 @@ import os
 
 import engine_helpers as eh
 import pytest
-from box.app import ERRORS
+from box.screens import errors
 from tycoon import notation, state
 from tycoon.game import Game
 
 from box_helpers import shown
 from host_tools.virtual.box import VBox, action_keys, setup_keys
+
+ERRORS = errors()   # the firmware's error texts: code -> bytes
 
 
 def host_game(seed, setup=None, max_actions=400):

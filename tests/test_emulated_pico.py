@@ -28,7 +28,7 @@ STOCK = ep.missing(ep.stock_uf2())
 needs_stock = pytest.mark.skipif(STOCK is not None, reason="stock MicroPython: %s" % STOCK)
 
 import engine_helpers as eh  # noqa: E402
-from box.app import ERRORS  # noqa: E402
+from box.screens import errors  # noqa: E402
 from tycoon import notation, state  # noqa: E402
 from tycoon.game import Game  # noqa: E402
 
@@ -37,6 +37,8 @@ from host_tools import resources  # noqa: E402
 from host_tools.resources import CHECKOUT as ROOT  # noqa: E402
 from host_tools.virtual.box import VBox, action_keys, setup_keys  # noqa: E402
 from test_power_cuts import scenario, snapshot  # noqa: E402
+
+ERRORS = errors()   # the firmware's error texts: code -> bytes
 
 
 # Key timing of the twin games, shorter than a person's to keep `make test` short: the

@@ -23,13 +23,15 @@ try:
     import pyte  # a dev dependency: a terminal emulator to read the screen with
 except ImportError:
     pyte = None
-from box.app import ERRORS
+from box.screens import errors
 
 from host_tools.resources import CHECKOUT as ROOT
 from host_tools.virtual import display_text as art
 from host_tools.terminal import keyboard, layout, session, words
 from host_tools.virtual.ht16k33 import READING, VirtualHT16K33
 from host_tools.virtual.board_link import HOLD_MS, LONG_MS
+
+ERRORS = errors()   # the firmware's error texts: code -> bytes
 
 LIT_FG = "ff0000"    # colour 196, the lit segments on a 256-colour terminal
 UNLIT_FG = "5f0000"  # colour 52, the faint unlit ones

@@ -4,7 +4,8 @@ lines about the setup and the game. Pure functions; the engine's notation reader
 from host_tools import resources
 from tycoon import notation
 
-# Plain words for the firmware's error codes (the displays show ERRORS[code] and "Err").
+# Plain words for the firmware's error codes (the displays show box.screens' text of the code
+# and "Err").
 ERROR_HELP = {
     "not-your-turn": "not this seat's turn",
     "game-over": "the game is over",
@@ -56,9 +57,9 @@ EXPANSION_WORDS = {"none": "no G/H cards", "gh2": "G/H 2 each", "gh4": "G/H 4 ea
 
 
 def firmware_errors():
-    """The firmware's ERRORS (box.app: error code -> display text)."""
-    app = resources.firmware_module("box.app")
-    return {code: text.decode() for code, text in app.ERRORS.items()}
+    """The firmware's error texts (box.screens.errors(): error code -> display text)."""
+    screens = resources.firmware_module("box.screens")
+    return {code: text.decode() for code, text in screens.errors().items()}
 
 
 def firmware_tones():

@@ -4,6 +4,7 @@ import sys
 from app_helpers import make_box, press, screen
 from box import app as A
 from box import keys as K
+from box import screens as S
 from box.buzzer import REJECT, Buzzer
 from tycoon import notation
 from tycoon.state import to_json
@@ -127,11 +128,17 @@ def test_every_error_code_has_a_display_code():
              "too-many-cards", "not-in-hand", "wrong-count", "not-stronger", "no-such-value",
              "no-such-card", "impossible-shape", "mixed-values", "not-enough-sticks")
     shown = []
+    table = S.errors()
+    assert sorted(table) == sorted(codes + ("flash-full",))
     for code in codes:
-        text = A.ERRORS[code]
+        text = table[code]
+        assert S.error_slot(code) == codes.index(code)
         assert 1 <= len(text) <= 4
         assert text not in shown
         shown.append(text)
+    # any other code, a part of one among them too, shows 'Err'
+    other = S.error_slot("no-such-code")
+    assert other == S.error_slot("turn") == S.error_slot("flash") == S.error_slot("") == len(table)
 
 
 def test_a_key_clears_the_error_at_once():

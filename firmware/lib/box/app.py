@@ -30,16 +30,6 @@ PAGE_MS = const(2000)
 # write is retried every second (box.ht16k33) and does not wait for its turn.
 REFRESH_MS = const(15000)
 
-# Error code -> 4 characters on the display (see README: error codes).
-ERRORS = {
-    "not-your-turn": b"turn", "game-over": b"End", "must-return": b"rEtn",
-    "has-cards": b"HAS", "cannot-pass": b"LEAd", "too-many-cards": b"1-5",
-    "not-in-hand": b"HAnd", "wrong-count": b"Cnt", "not-stronger": b"Lo",
-    "no-such-value": b"uAL", "no-such-card": b"CArd", "impossible-shape": b"SHAP",
-    "mixed-values": b"diFF", "not-enough-sticks": b"StIC", "flash-full": b"FULL",
-}
-
-
 
 class App:
     """One box: displays (1-4 HT16K33), keys, buzzer, journal, clock and a serial emitter."""
@@ -304,7 +294,7 @@ class App:
     # --- feedback ----------------------------------------------------------------------------
 
     def _error(self, code, now):
-        self.view.err = ERRORS.get(code, b"Err")
+        self.view.err = screens.error_slot(code)
         self.view.overlay = ERROR
         self.drawn = False   # drawn by key() with the error on top
         self.until = now + ERROR_MS

@@ -15,12 +15,13 @@ def clear(buf, p):
         buf[o + i] = 0
 
 
-def text(buf, p, s):
-    """Draw a bytes constant of up to 4 characters, left-aligned, colon off."""
+def text(buf, p, s, at=0):
+    """Draw a bytes constant of up to 4 characters (those from `at` on), left-aligned, colon
+    off."""
     clear(buf, p)
     o = p * SIZE
-    for i in range(min(len(s), 4)):
-        buf[o + i] = font.mask(s[i])
+    for i in range(min(len(s) - at, 4)):
+        buf[o + i] = font.mask(s[at + i])
 
 
 def put(buf, p, pos, mask):

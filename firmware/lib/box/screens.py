@@ -31,6 +31,30 @@ NOTICE = const(3)    # what boot could not resume: shown until a key is pressed
 
 MAX_PANELS = const(6)
 
+# What the displays show for a refusal (README: error codes): the codes, then their texts in
+# slots of 4 bytes in the same order, and 'Err' for any other code. Two constants: a dict of
+# them took 0.6 KB of the box's heap for as long as it ran.
+_CODES = const("not-your-turn game-over must-return has-cards cannot-pass too-many-cards "
+               "not-in-hand wrong-count not-stronger no-such-value no-such-card "
+               "impossible-shape mixed-values not-enough-sticks flash-full ")
+_TEXTS = const(b"turnEnd rEtnHAS LEAd1-5 HAndCnt Lo  uAL CArdSHAPdiFFStICFULLErr ")
+
+
+def error_slot(code):
+    """The slot of the text the displays show for the refusal `code` (View.err): the last,
+    'Err', for a code the table does not hold. Allocates nothing."""
+    at = _CODES.find(code)
+    if at < 0 or not _CODES.startswith(" ", at + len(code)) \
+            or (at and not _CODES.startswith(" ", at - 1)):
+        return len(_TEXTS) // 4 - 1
+    return _CODES.count(" ", 0, at)
+
+
+def errors():
+    """{code: the text shown for it (bytes)}: the table, for the host and the tests."""
+    codes = _CODES.split()
+    return {codes[i]: _TEXTS[4 * i:4 * i + 4].rstrip() for i in range(len(codes))}
+
 
 class View:
     """What is on screen besides the game and the entry: the app's mode, what lies on top of
@@ -39,7 +63,7 @@ class View:
     def __init__(self, setup):
         self.mode = SETUP
         self.overlay = NONE
-        self.err = b""        # ERROR: the 4-character code
+        self.err = 0          # ERROR: the slot of its text (error_slot)
         self.event = 0        # ANNOUNCE: the play's event flags
         self.ref_face = -1    # REF: the face looked up (-1: none yet), the option shown
         self.ref_index = 0
@@ -66,11 +90,11 @@ def draw(app, nd):
     if fixed and view.overlay == ERROR:
         table(app, 0)
         turn(app, 1)
-        panels.text(buf, 2, view.err)
+        panels.text(buf, 2, _TEXTS, 4 * view.err)
         panels.text(buf, 3, b"Err")
         n = 4
     elif view.overlay == ERROR:
-        panels.text(buf, 0, view.err)
+        panels.text(buf, 0, _TEXTS, 4 * view.err)
         panels.text(buf, 1, b"Err")
         n = 2
     elif view.overlay == ANNOUNCE:
