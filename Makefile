@@ -103,8 +103,10 @@ package-json: $(STAMP)
 # The base firmware (MicroPython + a ROMFS partition + the frozen main.py), rebuilt from the
 # sources pinned in firmware/board/sources.json; needs arm-none-eabi-gcc, cmake and git
 # (firmware/board/README.md). Only after a MicroPython upgrade or a change of main.py.
+# Both boards' bases by default; BASE_BOARD=pico or BASE_BOARD=picow builds one.
+BASE_BOARD ?=
 base-firmware: $(STAMP)
-	$(BIN)/python firmware/board/build_base.py
+	$(BIN)/python firmware/board/build_base.py $(if $(BASE_BOARD),--board $(BASE_BOARD))
 
 # Soak: 1000 power cuts between flash operations on the emulated Pico, as two runs of 500 with
 # seeds of their own side by side (one a core: about half an hour here); each prints how many
