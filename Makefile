@@ -50,9 +50,9 @@ test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest -n auto
 
-# The firmware image a maker drags onto a Pico: dist/matchbox-pico.uf2, the committed base
-# firmware (firmware/board/) with the box's code compiled into its ROMFS partition. No C
-# toolchain needed.
+# The firmware images a maker drags onto a Pico: dist/matchbox-pico.uf2 (the Pico) and
+# dist/matchbox-picow.uf2 (the Pico W), each the committed base firmware (firmware/board/)
+# with the box's code compiled into its ROMFS partition. No C toolchain needed.
 uf2: $(STAMP)
 	$(BIN)/python -m host_tools.device.image
 
@@ -83,7 +83,7 @@ soak-records: $(STAMP)
 	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
 # The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
-# firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico.uf2 if it is there.
+# firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico*.uf2 if they are there.
 dist: $(STAMP) $(WEB_STAMP)
 	$(BIN)/python -m build --no-isolation
 
@@ -103,8 +103,10 @@ package-json: $(STAMP)
 # The base firmware (MicroPython + a ROMFS partition + the frozen main.py), rebuilt from the
 # sources pinned in firmware/board/sources.json; needs arm-none-eabi-gcc, cmake and git
 # (firmware/board/README.md). Only after a MicroPython upgrade or a change of main.py.
+# Both boards' bases by default; BASE_BOARD=pico or BASE_BOARD=picow builds one.
+BASE_BOARD ?=
 base-firmware: $(STAMP)
-	$(BIN)/python firmware/board/build_base.py
+	$(BIN)/python firmware/board/build_base.py $(if $(BASE_BOARD),--board $(BASE_BOARD))
 
 # Soak: 1000 power cuts between flash operations on the emulated Pico, as two runs of 500 with
 # seeds of their own side by side (one a core: about half an hour here); each prints how many

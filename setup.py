@@ -5,7 +5,7 @@ copies of the data the commands read, under host_tools/data/ (host_tools/resourc
 the names): the firmware tree with its pin map, hardware/'s pin map and wiring diagram, the
 pinned MicroPython WebAssembly build of the web page (from host_tools/webpage/node_modules,
 which `npm ci` fills from the lockfile when it is missing and npm is here), and the firmware
-image dist/matchbox-pico.uf2 when `make uf2` has made it. The version is firmware's
+images dist/matchbox-pico.uf2 and dist/matchbox-picow.uf2 when `make uf2` has made them. The version is firmware's
 box/version.py: the package and the firmware report the same one.
 """
 import os
@@ -23,7 +23,7 @@ WASM = os.path.join(WEBPAGE, "node_modules", "@micropython", "micropython-webass
 # licence: MIT; the licence text is in THIRD-PARTY.md).
 WASM_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
 HARDWARE_FILES = ("pinmap.json", "wiring.svg")
-IMAGE = os.path.join("dist", "matchbox-pico.uf2")
+IMAGES = (os.path.join("dist", "matchbox-pico.uf2"), os.path.join("dist", "matchbox-picow.uf2"))
 
 
 def version():
@@ -73,8 +73,9 @@ class BuildPy(build_py):
         wasm = wasm_folder()
         for name in WASM_FILES:
             shutil.copyfile(os.path.join(wasm, name), os.path.join(data, "wasm", name))
-        if os.path.isfile(os.path.join(HERE, IMAGE)):
-            shutil.copyfile(os.path.join(HERE, IMAGE), os.path.join(data, os.path.basename(IMAGE)))
+        for image in IMAGES:
+            if os.path.isfile(os.path.join(HERE, image)):
+                shutil.copyfile(os.path.join(HERE, image), os.path.join(data, os.path.basename(image)))
 
 
 setup(version=version(), cmdclass={"build_py": BuildPy})

@@ -11,7 +11,7 @@ the repository's own folders, so both read the same files:
 | HARDWARE | host_tools/data/hardware | hardware/ |
 | PINMAP, load_pinmap() | host_tools/data/hardware/pinmap.json | hardware/pinmap.json |
 | WASM | host_tools/data/wasm | host_tools/webpage/node_modules/@micropython/... |
-| firmware_image() | host_tools/data/matchbox-pico.uf2 | dist/matchbox-pico.uf2 |
+| firmware_image(board) | host_tools/data/matchbox-pico.uf2, matchbox-picow.uf2 | dist/ (the same names) |
 | VIRTUAL_MPY, WEBPAGE, RP2040JS | host_tools/virtual/mpy, webpage, virtual/rp2040js (both) |
 
 No command writes into any of these: an installed package may be read-only.
@@ -35,7 +35,9 @@ CHECKOUT = None if INSTALLED else os.path.dirname(_PACKAGE)
 DATA_FIRMWARE = "firmware"
 DATA_HARDWARE = "hardware"
 DATA_WASM = "wasm"
-IMAGE_NAME = "matchbox-pico.uf2"
+# The firmware images `make uf2` writes, one a board: the Pico and the Pico W.
+IMAGE_NAMES = {"pico": "matchbox-pico.uf2", "picow": "matchbox-picow.uf2"}
+IMAGE_NAME = IMAGE_NAMES["pico"]
 # The npm package of the MicroPython WebAssembly build, in the checkout's node_modules.
 WASM_PACKAGE = ("@micropython", "micropython-webassembly-pyscript")
 WASM_FILES = ("micropython.mjs", "micropython.wasm")
@@ -81,9 +83,11 @@ def package_file(*parts):
     return os.path.join(_PACKAGE, *parts)
 
 
-def firmware_image():
-    """Path of the Pico firmware image (`make uf2`) shipped with the package, or None."""
-    path = _pick(IMAGE_NAME, "dist", IMAGE_NAME)
+def firmware_image(board="pico"):
+    """Path of the board's firmware image (`make uf2`; "pico" or "picow") shipped with the
+    package, or None."""
+    name = IMAGE_NAMES[board]
+    path = _pick(name, "dist", name)
     return path if os.path.isfile(path) else None
 
 

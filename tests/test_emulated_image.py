@@ -19,6 +19,7 @@ if REASON:
     pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
 
 from box.journal import Journal  # noqa: E402
+from tycoon import notation  # noqa: E402
 from host_tools.resources import CHECKOUT as ROOT, FIRMWARE  # noqa: E402
 from host_tools.device import image  # noqa: E402
 from host_tools.virtual.box import setup_keys  # noqa: E402
@@ -79,8 +80,8 @@ def board_says(pico, expression):
     return next(line[3:] for line in pico.console[mark:] if line.startswith("@@ "))
 
 
-def romfs_on_flash(pico):
-    info = image.base_info()
+def romfs_on_flash(pico, board="pico"):
+    info = image.base_info(image.base_files(board)[1])
     head = pico.flash_bytes(info["romfs_address"] - image.XIP_BASE, 16)
     size = image.romfs_size(head)
     return None if size is None else pico.flash_bytes(info["romfs_address"] - image.XIP_BASE, size)
@@ -106,6 +107,40 @@ def test_a_new_image_dragged_onto_a_box_mid_game_keeps_every_game(old_image, tmp
         from box.version import VERSION
         assert board_says(pico, "__import__('box.version').version.VERSION") == VERSION
         assert board_says(pico, "__import__('box.app').app.__file__") == "/rom/lib/box/app.mpy"
+
+
+def test_the_pico_w_image_runs_the_box_without_its_radio(tmp_path):
+    """The Pico W's image (rp2040js has no CYW43 radio): a game in progress on the Pico W's
+    littlefs (212 blocks at 0x12C000) resumes as on the Pico, the code runs from its ROMFS at
+    0x1010C000, a move is recorded; starting the radio fails at once, without hanging."""
+    files, game = game_files(tmp_path)
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(300)
+        on_pico = pico.displays()
+    with ep.EmulatedPico(files=files, board="picow") as picow:
+        assert picow.uf2 == ep.own_image("picow")
+        assert picow.boot() == "running"
+        picow.advance(300)
+        assert picow.displays() == on_pico and on_pico[0].strip()
+        assert journal_state(picow)[1] == notation.write(game)
+        with open(picow.uf2, "rb") as f:
+            carried = image.romfs_in_uf2(f.read(), image.base_info(image.base_files("picow")[1]))
+        assert carried and romfs_on_flash(picow, "picow") == carried
+        before = picow.journal_text()
+        picow.keys("PASS")
+        picow.advance(300)
+        assert picow.journal_text().startswith(before) and len(picow.journal_text()) > len(before)
+        # the littlefs writes stay in the Pico W's littlefs
+        assert picow.flash_log and all(0x12C000 <= off < 0x200000 for _k, off, _n in picow.flash_log)
+        assert board_says(picow, "__import__('sys').implementation._build") == "MATCHBOX_PICO_W"
+        assert board_says(picow, "__import__('box.app').app.__file__") == "/rom/lib/box/app.mpy"
+        assert board_says(picow, "__import__('os').statvfs('/')[2]") == "212"
+        mark = len(picow.serial)
+        picow.write_serial(b"import network; w = network.WLAN(network.STA_IF); w.active(True)\r")
+        picow.run_until(lambda: b"Failed to start CYW43" in picow.serial[mark:], 5000)
+        assert b"[CYW43] Failed to start CYW43" in picow.serial[mark:]
+        assert board_says(picow, "1 + 1") == "2"   # the REPL answers after it
 
 
 @needs_stock
@@ -221,6 +256,10 @@ def test_sim_pico_boots_a_given_uf2_and_refuses_what_is_not_one(tmp_path):
     ours = matchbox("sim", "--headless", "--pico", "--uf2", ep.own_image(), "--keys", keys)
     assert unix.returncode == 0 and ours.returncode == 0, unix.stderr + ours.stderr
     assert json.loads(ours.stdout) == json.loads(unix.stdout)
+    picow = matchbox("sim", "--headless", "--pico", "--uf2", ep.own_image("picow"), "--keys", keys)
+    assert picow.returncode == 0, picow.stderr
+    assert json.loads(picow.stdout) == json.loads(unix.stdout)
+    assert ep.image_board(ep.own_image("picow")) == "picow" and ep.image_board(ep.own_image()) == "pico"
     if STOCK is None:
         stock = matchbox("sim", "--headless", "--pico", "--uf2", ep.stock_uf2(), "--keys", keys)
         assert stock.returncode == 0, stock.stderr

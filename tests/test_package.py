@@ -3,8 +3,8 @@ from a folder outside the checkout with the checkout nowhere on the path.
 
 `python -m build` makes the sdist and, from it, the wheel (so the sdist is proven complete
 too), in a copy of the checkout as a clone has it, plus what a build takes from outside git:
-the page's WebAssembly build (node_modules) and the firmware image dist/matchbox-pico.uf2 (made
-here as `make uf2` makes it, when it has not been). The wheel goes into a new venv with its dependencies, which come as wheels from a
+the page's WebAssembly build (node_modules) and the firmware images dist/matchbox-pico.uf2 and
+dist/matchbox-picow.uf2 (made here as `make uf2` makes them, when they have not been). The wheel goes into a new venv with its dependencies, which come as wheels from a
 wheelhouse in .cache/wheelhouse (filled by `pip download` on the first run, from pip's cache
 or the index). Each subcommand then runs its ordinary use once, and the installed package
 must be byte for byte what it was: nothing a command writes lands inside it.
@@ -52,24 +52,27 @@ def _install(pip, venv_python, wheel):
 
 
 def _source(base):
-    """A copy of the checkout to build from, with the WebAssembly build and a firmware image;
-    returns (folder, the image's bytes)."""
+    """A copy of the checkout to build from, with the WebAssembly build and the firmware images;
+    returns (folder, {board: the image's bytes})."""
     src = os.path.join(base, "src")
     shutil.copytree(CHECKOUT, src, symlinks=True, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE))
     wasm = os.path.join(src, os.path.relpath(resources.WASM, CHECKOUT))
     if os.path.isdir(resources.WASM):  # else the build runs `npm ci` in the copy
         shutil.copytree(resources.WASM, wasm)
-    image = resources.firmware_image()
     os.makedirs(os.path.join(src, "dist"))
-    dest = os.path.join(src, "dist", resources.IMAGE_NAME)
-    if image:
-        shutil.copyfile(image, dest)
-    else:
-        from host_tools.device.image import make_uf2
-        with open(dest, "wb") as f:
-            f.write(make_uf2()[0])
-    with open(dest, "rb") as f:
-        return src, f.read()
+    images = {}
+    for board, name in resources.IMAGE_NAMES.items():
+        image = resources.firmware_image(board)
+        dest = os.path.join(src, "dist", name)
+        if image:
+            shutil.copyfile(image, dest)
+        else:
+            from host_tools.device.image import make_uf2
+            with open(dest, "wb") as f:
+                f.write(make_uf2(board=board)[0])
+        with open(dest, "rb") as f:
+            images[board] = f.read()
+    return src, images
 
 
 def _tree(folder, sources_only=False):
@@ -92,7 +95,8 @@ class Installed:
 
     def __init__(self, base):
         started = time.monotonic()
-        src, self.image = _source(base)
+        src, self.images = _source(base)
+        self.image = self.images["pico"]
         dist = os.path.join(base, "dist")
         _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, src])
         self.built_s = time.monotonic() - started
@@ -150,16 +154,18 @@ def test_the_package_is_imported_from_the_venv_with_its_data(pkg, say_count):
               % (pkg.built_s, pkg.installed_s))
     code = ("import host_tools, tycoon, json; from host_tools import resources as r; "
             "print(json.dumps([host_tools.__file__, tycoon.__file__, r.INSTALLED, r.CHECKOUT, "
-            "r.FIRMWARE, r.firmware_image()]))")
+            "r.FIRMWARE, r.firmware_image(), r.firmware_image('picow')]))")
     proc = subprocess.run([pkg.python, "-c", code], capture_output=True, text=True,
                           cwd=pkg.work, env=pkg.env())
     assert proc.returncode == 0, proc.stderr
-    host, tycoon, installed, checkout, firmware, image = json.loads(proc.stdout)
-    for path in (host, tycoon, firmware, image):
+    host, tycoon, installed, checkout, firmware, image, image_w = json.loads(proc.stdout)
+    for path in (host, tycoon, firmware, image, image_w):
         assert path.startswith(pkg.site + os.sep), path
     assert installed is True and checkout is None
     with open(image, "rb") as f:
         assert f.read() == pkg.image
+    with open(image_w, "rb") as f:
+        assert f.read() == pkg.images["picow"] != pkg.image
     # the firmware the package carries is the checkout's, file for file, but for board/ (the
     # base firmware's build: the package ships the image made from it)
     ours = {k: v for k, v in _tree(resources.FIRMWARE, True).items()
@@ -230,6 +236,10 @@ def test_uf2_writes_the_image_the_package_ships(pkg):
     assert "BOOTSEL" in out
     again = pkg.matchbox("uf2", "-o", "box.uf2", status=2)
     assert "box.uf2: it exists (--force replaces it)" in again.stderr
+    out = pkg.matchbox("uf2", "--board", "picow").stdout
+    with open(os.path.join(pkg.work, "matchbox-picow.uf2"), "rb") as f:
+        assert f.read() == pkg.images["picow"]
+    assert "wrote matchbox-picow.uf2" in out and "Pico W" in out
 
 
 def test_wiring_to_a_file(pkg):

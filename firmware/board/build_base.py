@@ -1,14 +1,17 @@
-"""Build Matchbox's base firmware for the Pico from the sources pinned in sources.json.
+"""Build Matchbox's base firmware for the Pico and the Pico W from the sources in sources.json.
 
 The base is MicroPython for the Raspberry Pi Pico (board MATCHBOX_PICO, a copy of RPI_PICO)
-with a 128 KB ROMFS partition and the box's firmware/main.py frozen in. Steps:
+or the Pico W (MATCHBOX_PICO_W, a copy of RPI_PICO_W) with a 128 KB ROMFS partition and the
+box's firmware/main.py frozen in. `--board pico` or `--board picow` picks one; both by
+default. Steps:
 
-1. lay the pinned sources out under .cache/base-firmware/src, each fetched with git from
-   MATCHBOX_GIT_URL (default https://github.com/{owner}/{name}.git; a local mirror such as
-   file:///mirrors/{owner}+{name}/repo is read in place) and written blob by blob, so a
-   snapshot that lacks a blob the build does not need still works;
+1. lay the pinned sources the boards need out under .cache/base-firmware/src, each fetched
+   with git from MATCHBOX_GIT_URL (default https://github.com/{owner}/{name}.git; a local
+   mirror such as file:///mirrors/{owner}+{name}/repo is read in place) and written blob by
+   blob, so a snapshot that lacks a blob the build does not need still works;
 2. build picotool (no libusb) and mpy-cross, then the rp2 port with cmake directly;
-3. check the result and write firmware/board/matchbox-pico-base.uf2 and base.json.
+3. check the result and write firmware/board/matchbox-pico-base.uf2 and base.json (the Pico
+   W: matchbox-picow-base.uf2 and base-picow.json).
 
 The build is reproducible: two checkouts in different folders give the same bytes
 (SOURCE_DATE_EPOCH is the MicroPython tag's commit time, source paths are mapped to relative
@@ -27,13 +30,27 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-BOARD = "MATCHBOX_PICO"
-BOARD_DIR = os.path.join(HERE, BOARD)
-MANIFEST = os.path.join(BOARD_DIR, "manifest.py")
 MAIN_PY = os.path.join(ROOT, "firmware", "main.py")
 SOURCES = os.path.join(HERE, "sources.json")
-OUT_UF2 = os.path.join(HERE, "matchbox-pico-base.uf2")
-OUT_JSON = os.path.join(HERE, "base.json")
+
+
+class Board:
+    """One base firmware: its key (--board), MicroPython board folder here, the hardware's name
+    and the files it is written to."""
+
+    def __init__(self, key, board, hardware, uf2, json_name):
+        self.key, self.board, self.hardware = key, board, hardware
+        self.dir = os.path.join(HERE, board)
+        self.manifest = os.path.join(self.dir, "manifest.py")
+        self.uf2 = os.path.join(HERE, uf2)
+        self.json = os.path.join(HERE, json_name)
+
+
+BOARDS = {b.key: b for b in (
+    Board("pico", "MATCHBOX_PICO", "the Raspberry Pi Pico", "matchbox-pico-base.uf2", "base.json"),
+    Board("picow", "MATCHBOX_PICO_W", "the Raspberry Pi Pico W", "matchbox-picow-base.uf2",
+          "base-picow.json"),
+)}
 CACHE = os.path.join(ROOT, ".cache", "base-firmware")
 SRC = os.path.join(CACHE, "src")
 STAMP = os.path.join(SRC, ".sources.json")
@@ -89,6 +106,14 @@ def check_tools():
 def load_sources():
     with open(SOURCES) as f:
         return json.load(f)
+
+
+def board_sources(sources, keys):
+    """sources.json with only the sources the boards `keys` build from (a source with no
+    "boards" list is used by every board)."""
+    picked = [s for s in sources["sources"]
+              if "boards" not in s or any(k in s["boards"] for k in keys)]
+    return dict(sources, sources=picked)
 
 
 # -- 1. sources -------------------------------------------------------------------------
@@ -180,23 +205,37 @@ def gitlink(git_dir, commit, path):
     return out[2] if len(out) >= 3 and out[1] == "commit" else None
 
 
-def lay_out_sources(sources, template):
-    """Write every pinned source under SRC (skipped when SRC already holds exactly these)."""
-    wanted = json.dumps(sources["sources"], sort_keys=True)
-    if os.path.exists(STAMP) and os.path.exists(EPOCH):
+def read_stamp():
+    """{path: commit} of the sources laid out under SRC, or {} (nothing, or an older layout)."""
+    try:
         with open(STAMP) as f:
-            if f.read() == wanted:
-                log("sources already laid out in %s" % os.path.relpath(SRC, ROOT))
-                return
-    if os.path.isdir(SRC):
-        shutil.rmtree(SRC)
-    os.makedirs(SRC)
+            laid = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return laid if isinstance(laid, dict) and os.path.exists(EPOCH) else {}
+
+
+def lay_out_sources(sources, template):
+    """Write every pinned source under SRC; one already there at its commit is kept (the
+    MicroPython tree first: when it is written afresh, so are the submodules inside it)."""
+    laid = read_stamp()
     stores = {}
     for source in sources["sources"]:
+        path, commit = source["path"], source["commit"]
         store = object_store(source, template)
-        stores[source["path"]] = (store, source["commit"])
-        missing = write_tree(store, source["commit"], os.path.join(SRC, source["path"]))
-        log("%s %s -> %s%s" % (source["name"], source["commit"][:12], source["path"],
+        stores[path] = (store, commit)
+        if laid.get(path) == commit:
+            continue
+        dest = os.path.join(SRC, path)
+        if source["name"] == "micropython":
+            shutil.rmtree(SRC, ignore_errors=True)
+            laid = {}
+        else:
+            shutil.rmtree(dest, ignore_errors=True)
+        os.makedirs(dest)
+        missing = write_tree(store, commit, dest)
+        laid[path] = commit
+        log("%s %s -> %s%s" % (source["name"], commit[:12], path,
                                "; %d blob(s) missing from the snapshot, not needed: %s"
                                % (len(missing), ", ".join(missing)) if missing else ""))
     # Each submodule must be the commit its parent tree pins (sources.json is checked, not trusted).
@@ -212,7 +251,7 @@ def lay_out_sources(sources, template):
     with open(EPOCH, "w") as f:
         f.write(git(store, "log", "-1", "--format=%ct", commit))
     with open(STAMP, "w") as f:
-        f.write(wanted)
+        json.dump(laid, f, sort_keys=True)
 
 
 # -- 2. build ---------------------------------------------------------------------------
@@ -261,17 +300,19 @@ def build_picotool(sources, env):
     return config
 
 
-def build_firmware(sources, env, picotool_config):
+def build_firmware(sources, env, picotool_config, board):
     mp = source_path(sources, "micropython")
     log("building mpy-cross")
     run(["make", "-C", os.path.join(mp, "mpy-cross"), "-j", JOBS], env=env)
-    bdir = os.path.join(CACHE, "build", BOARD)
+    bdir = os.path.join(CACHE, "build", board.board)
     shutil.rmtree(bdir, ignore_errors=True)
-    log("building MicroPython %s for %s (about a minute)" % (sources["micropython_version"], BOARD))
+    log("building MicroPython %s for %s (a minute or more)"
+        % (sources["micropython_version"], board.board))
     # cmake directly: `make -C ports/rp2 CMAKE_ARGS=...` silently drops BOARD_DIR.
     run(["cmake", "-S", os.path.join(mp, "ports", "rp2"), "-B", bdir,
-         "-DMICROPY_BOARD=" + BOARD, "-DMICROPY_BOARD_DIR=" + BOARD_DIR,
-         "-DMICROPY_FROZEN_MANIFEST=" + MANIFEST, "-Dpicotool_DIR=" + picotool_config], env=env)
+         "-DMICROPY_BOARD=" + board.board, "-DMICROPY_BOARD_DIR=" + board.dir,
+         "-DMICROPY_FROZEN_MANIFEST=" + board.manifest, "-Dpicotool_DIR=" + picotool_config],
+        env=env)
     run(["make", "-C", bdir, "-j", JOBS], env=env)
     return bdir
 
@@ -327,7 +368,7 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def check_and_describe(sources, bdir):
+def check_and_describe(sources, bdir, board):
     """Check the build; returns (uf2 bytes, base.json dict)."""
     with open(os.path.join(bdir, "firmware.bin"), "rb") as f:
         image = f.read()
@@ -338,7 +379,7 @@ def check_and_describe(sources, bdir):
     with open(os.path.join(bdir, "frozen_content.c")) as f:
         frozen = f.read()
     if '"main.py\\0"' not in frozen:
-        raise BuildFailed("main.py is not frozen into the firmware (check %s)" % MANIFEST)
+        raise BuildFailed("main.py is not frozen into the firmware (check %s)" % board.manifest)
     devices = block_devices(image)
     romfs, storage = devices.get("ROMFS"), devices.get("MicroPython")
     if not romfs or not storage:
@@ -352,14 +393,14 @@ def check_and_describe(sources, bdir):
     with open(MAIN_PY, "rb") as f:
         main_sha = sha256(f.read())
     info = {
-        "what": "MicroPython for the Raspberry Pi Pico (board %s) with a ROMFS partition and "
-                "firmware/main.py frozen in; the box's modules go in a ROMFS image" % BOARD,
+        "what": "MicroPython for %s (board %s) with a ROMFS partition and firmware/main.py "
+                "frozen in; the box's modules go in a ROMFS image" % (board.hardware, board.board),
         "micropython_version": sources["micropython_version"],
         "sources": [{k: s[k] for k in ("owner", "name", "commit", "path", "licence")}
                     for s in sources["sources"]],
         "toolchain": gcc,
         "source_date_epoch": int(commit_time()),
-        "uf2": os.path.basename(OUT_UF2),
+        "uf2": os.path.basename(board.uf2),
         "uf2_sha256": sha256(uf2),
         "uf2_size": len(uf2),
         "firmware_end": "0x%08x" % top,
@@ -377,32 +418,46 @@ def check_and_describe(sources, bdir):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--board", action="append", choices=sorted(BOARDS),
+                        help="the base to build (repeatable; default: all of them)")
     parser.add_argument("--check-only", action="store_true",
                         help="build and compare with the committed UF2; write nothing")
     args = parser.parse_args(argv)
+    boards = [BOARDS[k] for k in BOARDS if k in (args.board or BOARDS)]
+    differ = 0
     try:
         check_tools()
-        sources = load_sources()
+        everything = load_sources()
+        sources = board_sources(everything, [b.key for b in boards])
         lay_out_sources(sources, os.environ.get(URL_VAR, DEFAULT_URL))
         env = build_env(sources)
-        bdir = build_firmware(sources, env, build_picotool(sources, env))
-        uf2, info = check_and_describe(sources, bdir)
+        picotool = build_picotool(sources, env)
+        for board in boards:
+            own = board_sources(everything, [board.key])
+            bdir = build_firmware(own, env, picotool, board)
+            uf2, info = check_and_describe(own, bdir, board)
+            differ += record(board, uf2, info, args.check_only)
     except (BuildFailed, OSError) as exc:
         print("build_base: %s" % exc, file=sys.stderr)
         return 1
-    if args.check_only:
-        with open(OUT_UF2, "rb") as f:
+    return 1 if differ else 0
+
+
+def record(board, uf2, info, check_only):
+    """Write the board's UF2 and JSON, or (check_only) compare; returns 1 when they differ."""
+    if check_only:
+        with open(board.uf2, "rb") as f:
             same = f.read() == uf2
         log("%s the committed %s (sha256 %s)" % ("same bytes as" if same else "DIFFERS from",
-                                                os.path.basename(OUT_UF2), info["uf2_sha256"]))
+                                                os.path.basename(board.uf2), info["uf2_sha256"]))
         return 0 if same else 1
-    with open(OUT_UF2, "wb") as f:
+    with open(board.uf2, "wb") as f:
         f.write(uf2)
-    with open(OUT_JSON, "w") as f:
+    with open(board.json, "w") as f:
         json.dump(info, f, indent=2)
         f.write("\n")
-    log("wrote %s (%d bytes, sha256 %s) and %s" % (os.path.relpath(OUT_UF2, ROOT), len(uf2),
-                                                  info["uf2_sha256"], os.path.relpath(OUT_JSON, ROOT)))
+    log("wrote %s (%d bytes, sha256 %s) and %s" % (os.path.relpath(board.uf2, ROOT), len(uf2),
+                                                  info["uf2_sha256"], os.path.relpath(board.json, ROOT)))
     return 0
 
 

@@ -1,9 +1,10 @@
 """Matchbox's firmware image: the base UF2 plus a ROMFS image of the box's code, as one file.
 
-`python -m host_tools.device.image` (`make uf2`) writes dist/matchbox-pico.uf2 with no C
-toolchain: the base firmware in firmware/board/ (MicroPython v1.28.0 for the Pico with a
-ROMFS partition, built from pinned sources: firmware/board/README.md) and, at the partition's
-address, a ROMFS image of the box's modules compiled with mpy-cross and the default pin map.
+`python -m host_tools.device.image` (`make uf2`) writes dist/matchbox-pico.uf2 and
+dist/matchbox-picow.uf2 with no C toolchain: the base firmware in firmware/board/ (MicroPython
+v1.28.0 for the Pico, or the Pico W, with a ROMFS partition, built from pinned sources:
+firmware/board/README.md) and, at the partition's address, a ROMFS image of the box's modules
+compiled with mpy-cross and the default pin map (the same image for both boards).
 Dragged onto a Pico in BOOTSEL mode it runs the box; the littlefs area, where the box keeps its
 games, is not in the file, so a box keeps its games when it gets a new image.
 
@@ -30,9 +31,21 @@ from host_tools.device import build
 from host_tools.resources import FIRMWARE
 
 BOARD = os.path.join(FIRMWARE, "board")
-BASE_UF2 = os.path.join(BOARD, "matchbox-pico-base.uf2")
-BASE_JSON = os.path.join(BOARD, "base.json")
-OUT = os.path.join(resources.CHECKOUT or os.getcwd(), "dist", resources.IMAGE_NAME)
+# Each board's base firmware (UF2, its description) and MicroPython board folder.
+BASES = {
+    "pico": ("matchbox-pico-base.uf2", "base.json", "MATCHBOX_PICO"),
+    "picow": ("matchbox-picow-base.uf2", "base-picow.json", "MATCHBOX_PICO_W"),
+}
+BOARDS = tuple(BASES)
+BASE_UF2 = os.path.join(BOARD, BASES["pico"][0])
+BASE_JSON = os.path.join(BOARD, BASES["pico"][1])
+DIST = os.path.join(resources.CHECKOUT or os.getcwd(), "dist")
+
+
+def base_files(board="pico"):
+    """(base UF2, base JSON) paths of a board ("pico" or "picow")."""
+    uf2, info, _folder = BASES[board]
+    return os.path.join(BOARD, uf2), os.path.join(BOARD, info)
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157)
 UF2_END = 0x0AB16F30
@@ -197,15 +210,17 @@ def romfs_in_uf2(data, info=None):
 
 # --- the whole image ----------------------------------------------------------------------------
 
-def make_uf2(root=FIRMWARE, base_json=BASE_JSON, base_uf2=BASE_UF2):
-    """(UF2 bytes, facts): the base firmware with the box's ROMFS image in its partition."""
-    info = base_info(base_json)
-    blocks = base_blocks(info, base_uf2)
-    romfs, files = romfs_image(root)
+def make_uf2(root=FIRMWARE, base_json=None, base_uf2=None, board="pico", romfs=None):
+    """(UF2 bytes, facts): the board's base firmware with the box's ROMFS image in its
+    partition. `romfs` is a (bytes, files) pair from romfs_image() to reuse, else it is made."""
+    default_uf2, default_json = base_files(board)
+    info = base_info(base_json or default_json)
+    blocks = base_blocks(info, base_uf2 or default_uf2)
+    romfs, files = romfs or romfs_image(root)
     if len(romfs) > info["romfs_size"]:
         raise ImageError("the box's ROMFS image takes %d bytes, the partition holds %d: make "
-                         "the partition larger in firmware/board/MATCHBOX_PICO and rebuild the "
-                         "base" % (len(romfs), info["romfs_size"]))
+                         "the partition larger in firmware/board/%s and rebuild the base"
+                         % (len(romfs), info["romfs_size"], BASES[board][2]))
     merged = sorted(blocks + blocks_of(romfs, info["romfs_address"]))
     facts = {"base": info.get("micropython_version", "?"), "base_sha256": info["uf2_sha256"],
              "romfs_bytes": len(romfs), "romfs_sha256": hashlib.sha256(romfs).hexdigest(),
@@ -216,10 +231,19 @@ def make_uf2(root=FIRMWARE, base_json=BASE_JSON, base_uf2=BASE_UF2):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m host_tools.device.image",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("-o", "--output", default=OUT, help="where to write the UF2 (default: %(default)s)")
+    parser.add_argument("--board", action="append", choices=BOARDS,
+                        help="the board's image only (repeatable; default: every board's, or "
+                             "pico with -o)")
+    parser.add_argument("-o", "--output",
+                        help="where to write the UF2 (one board; default: dist/%s, dist/%s)"
+                             % (resources.IMAGE_NAMES["pico"], resources.IMAGE_NAMES["picow"]))
     args = parser.parse_args(argv)
+    boards = args.board or (["pico"] if args.output else list(BOARDS))
+    if args.output and len(boards) > 1:
+        parser.error("-o writes one board's image: give one --board")
     try:
-        data, facts = make_uf2()
+        romfs = romfs_image()
+        made = [(board, make_uf2(board=board, romfs=romfs)) for board in boards]
     except ImageError as exc:
         print("make uf2: %s" % exc, file=sys.stderr)
         return 2
@@ -228,18 +252,19 @@ def main(argv=None):
             print(build.format_error(err), file=sys.stderr)
         print("make uf2: the firmware does not compile; no image written", file=sys.stderr)
         return 1
-    folder = os.path.dirname(os.path.abspath(args.output))
-    os.makedirs(folder, exist_ok=True)
-    tmp = args.output + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    shutil.move(tmp, args.output)
-    print("wrote %s: %d bytes, sha256 %s" % (os.path.relpath(args.output), len(data),
-                                             hashlib.sha256(data).hexdigest()))
-    print("  base MicroPython %s (sha256 %s...), ROMFS image %d of %d bytes (sha256 %s...), "
-          "%d files" % (facts["base"], facts["base_sha256"][:12], facts["romfs_bytes"],
-                        facts["romfs_partition_bytes"], facts["romfs_sha256"][:12],
-                        len(facts["files"])))
+    for board, (data, facts) in made:
+        out = args.output or os.path.join(DIST, resources.IMAGE_NAMES[board])
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        tmp = out + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        shutil.move(tmp, out)
+        print("wrote %s: %d bytes, sha256 %s" % (os.path.relpath(out), len(data),
+                                                 hashlib.sha256(data).hexdigest()))
+        print("  base MicroPython %s for %s (sha256 %s...), ROMFS image %d of %d bytes "
+              "(sha256 %s...), %d files"
+              % (facts["base"], board, facts["base_sha256"][:12], facts["romfs_bytes"],
+                 facts["romfs_partition_bytes"], facts["romfs_sha256"][:12], len(facts["files"])))
     return 0
 
 

@@ -53,7 +53,8 @@ def _rf_put(at, text):
 """
 
 CHUNK = 768   # bytes of the image per command (base64 keeps it short and exact)
-FROZEN_MAIN_BUILD = "MATCHBOX_PICO"   # sys.implementation._build of the base: main.py is frozen
+# sys.implementation._build of the bases for the Pico and the Pico W: main.py is frozen in them
+FROZEN_MAIN_BUILDS = ("MATCHBOX_PICO", "MATCHBOX_PICO_W")
 
 
 class Partition:
@@ -72,7 +73,7 @@ class Partition:
     def frozen_main(self):
         """True on Matchbox's base firmware: main.py is frozen in it, a /main.py on littlefs is
         never run."""
-        return self.build == FROZEN_MAIN_BUILD
+        return self.build in FROZEN_MAIN_BUILDS
 
 
 def query(board):

@@ -39,6 +39,9 @@ BOOTROM_NAME = "rp2040-bootrom-b1.bin"
 # MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
 FS_BLOCK = 4096
 FS_BLOCKS = 352
+# Where the littlefs is on each board (offset, blocks): the stock firmware's place, which the
+# box's base keeps (firmware/board/README.md); the Pico W's code is larger, its littlefs smaller.
+FS_LAYOUTS = {"pico": (0xA0000, FS_BLOCKS), "picow": (0x12C000, 212)}
 FS_PROG = 256
 FS_READ = 32
 FS_LOOKAHEAD = 32
@@ -59,26 +62,36 @@ def stock_uf2():
 _image = {}
 
 
-def own_image():
+def own_image(board="pico"):
     """The box's own firmware image as `make uf2` makes it, built once per process from the
-    code as it stands (into a temporary folder): the image a maker drags onto a Pico."""
-    if "path" not in _image:
+    code as it stands (into a temporary folder): the image a maker drags onto a Pico (board
+    "pico") or a Pico W ("picow")."""
+    if board not in _image:
         from host_tools.device import image
-        data, _facts = image.make_uf2()
+        data, _facts = image.make_uf2(board=board)
         folder = tempfile.mkdtemp(prefix="matchbox-uf2-")
-        path = os.path.join(folder, "matchbox-pico.uf2")
+        path = os.path.join(folder, resources.IMAGE_NAMES[board])
         with open(path, "wb") as f:
             f.write(data)
-        _image["path"] = path
-    return _image["path"]
+        _image[board] = path
+    return _image[board]
 
 
-def carries_box(uf2):
-    """True when the UF2 carries the box's code in a ROMFS image (an image of ours), False for
-    one that needs the code on littlefs (stock MicroPython)."""
+def carries_box(uf2, board="pico"):
+    """True when the UF2 carries the box's code in a ROMFS image (an image of ours for the
+    board), False for one that needs the code on littlefs (stock MicroPython)."""
     from host_tools.device import image
     with open(uf2, "rb") as f:
-        return image.romfs_in_uf2(f.read()) is not None
+        return image.romfs_in_uf2(f.read(), image.base_info(image.base_files(board)[1])) is not None
+
+
+def image_board(uf2):
+    """"pico" or "picow": the board whose ROMFS partition carries the box's code in the UF2
+    (an image of ours), or None (stock MicroPython: the code goes on littlefs)."""
+    for board in sorted(FS_LAYOUTS):
+        if carries_box(uf2, board):
+            return board
+    return None
 
 
 def bootrom_path():
@@ -166,12 +179,14 @@ def bootrom_problem(path):
     return None
 
 
-def _lfs(data=None):
+def _lfs(data=None, blocks=FS_BLOCKS):
     """littlefs as MicroPython formats it; to read an image, a cache of a whole block (the
     host's littlefs refuses some files the board wrote, and reads fine, with a 256-byte one)."""
     from littlefs import LittleFS
     cache = {} if data is None else {"cache_size": FS_BLOCK}
-    fs = LittleFS(block_size=FS_BLOCK, block_count=FS_BLOCKS, prog_size=FS_PROG,
+    if data is not None:
+        blocks = len(data) // FS_BLOCK
+    fs = LittleFS(block_size=FS_BLOCK, block_count=blocks, prog_size=FS_PROG,
                   read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None, **cache)
     if data is not None:
         fs.context.buffer = bytearray(data)
@@ -179,9 +194,10 @@ def _lfs(data=None):
     return fs
 
 
-def image(files):
-    """A littlefs image of the Pico's filesystem holding `files` ({board path: bytes})."""
-    fs = _lfs()
+def image(files, blocks=FS_BLOCKS):
+    """A littlefs image of the Pico's filesystem (`blocks` of 4096 bytes: the Pico W's has 212)
+    holding `files` ({board path: bytes})."""
+    fs = _lfs(blocks=blocks)
     for path in sorted(files):
         folder = os.path.dirname(path)
         if folder:
@@ -227,17 +243,20 @@ class EmulatedPico(BoardLink):
     `files`: the littlefs to start from ({path: bytes}; default nothing for an image that
     carries the box's code, else the staged firmware as `matchbox flash` copies it);
     `devices`: display addresses fitted (default: all of the pin map); `timeout`: wall seconds
-    to wait for Node before PicoError."""
+    to wait for Node before PicoError; `board`: "pico", or "picow" for the Pico W's image and
+    littlefs place (rp2040js has no CYW43 radio: the box runs, networking fails)."""
 
     emulated = True   # for the simulator's screen: an emulated chip, not the unix port
 
-    def __init__(self, files=None, devices=None, timeout=120.0, uf2=None):
+    def __init__(self, files=None, devices=None, timeout=120.0, uf2=None, board="pico"):
         reason = missing(uf2)
         if reason:
             raise PicoError(reason)
-        self.uf2 = uf2 or own_image()
+        self.board = board
+        self.fs_offset, self.fs_blocks = FS_LAYOUTS[board]
+        self.uf2 = uf2 or own_image(board)
         if files is None:
-            files = {} if carries_box(self.uf2) else firmware_files()
+            files = {} if carries_box(self.uf2, board) else firmware_files()
         BoardLink.__init__(self, devices, timeout)
         self.files = dict(files)
         self.mode = "off"        # off, running, repl, cut
@@ -273,7 +292,8 @@ class EmulatedPico(BoardLink):
         if self.proc is not None:
             return
         self.proc = subprocess.Popen(
-            [node(), HARNESS, self.uf2, bootrom_path(), resources.PINMAP], stdin=subprocess.PIPE,
+            [node(), HARNESS, self.uf2, bootrom_path(), resources.PINMAP, "%x" % self.fs_offset,
+             str(self.fs_blocks)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
         self._buf = b""
         self._read_until("ready")
@@ -286,7 +306,7 @@ class EmulatedPico(BoardLink):
     def _load(self):
         path = os.path.join(self._tmp, "fs.img")
         with open(path, "wb") as f:
-            f.write(image(self.files))
+            f.write(image(self.files, self.fs_blocks))
         self._send(["L " + path])
         self._loaded = True
 

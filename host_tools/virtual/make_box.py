@@ -19,13 +19,14 @@ def make_box(args, record=None, devices=None):
             raise BoxError("--pico", reason)
         try:
             uf2 = uf2 or emulated_pico.own_image()
-            carries = emulated_pico.carries_box(uf2)
+            board = emulated_pico.image_board(uf2)   # the Pico W's image keeps its littlefs elsewhere
         except (ImageError, OSError) as exc:
             raise BoxError("--pico", str(exc)) from None
-        files = {} if carries else emulated_pico.firmware_files()
+        files = {} if board else emulated_pico.firmware_files()
         if record is not None:
             files["games/current.txt"] = record
-        return emulated_pico.EmulatedPico(files=files, devices=devices, uf2=uf2)
+        return emulated_pico.EmulatedPico(files=files, devices=devices, uf2=uf2,
+                                          board=board or "pico")
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
     if record is not None:

@@ -1,6 +1,6 @@
 // The emulated Pico's Node side: rp2040js running the MicroPython UF2, as a thin bus.
 //
-//   node harness.js UF2 BOOTROM PINMAP
+//   node harness.js UF2 BOOTROM PINMAP [FS_OFFSET FS_BLOCKS]
 //
 // Python (host_tools/virtual/emulated_pico.py) owns the models; this file only moves bytes
 // and resolves nets. It reads one command a line on stdin and answers with lines on stdout
@@ -15,7 +15,9 @@
 //   d AA,BB           the display addresses on the bus (hex); u AA / p AA unplug / replug
 //   c N               cut the power before the (N+1)-th flash erase/program from now (-1: never)
 //   s HEX             bytes into the USB CDC serial (the REPL)
-//   L PATH / S PATH   load / save the filesystem region (0xA0000, 352 x 4096) from / to PATH
+//   L PATH / S PATH   load / save the filesystem region from / to PATH (FS_OFFSET in hex and
+//                     FS_BLOCKS of 4096 bytes; default 0xA0000 and 352, the Pico's; the Pico
+//                     W's is 0x12C000 and 212)
 //   U PATH            write a UF2's blocks into the flash as the boot ROM does when the file
 //                     is dragged onto a Pico in BOOTSEL mode (each 4 KB sector it touches is
 //                     erased first; the rest of the flash keeps its bytes)
@@ -29,9 +31,9 @@ const fs = require('fs');
 const readline = require('readline');
 const { RP2040, USBCDC, GPIOPinState } = require('rp2040js');
 
-const [uf2Path, bootromPath, pinmapPath] = process.argv.slice(2);
-const FS_OFFSET = 0xa0000;
-const FS_SIZE = 352 * 4096;
+const [uf2Path, bootromPath, pinmapPath, fsOffset, fsBlocks] = process.argv.slice(2);
+const FS_OFFSET = fsOffset ? parseInt(fsOffset, 16) : 0xa0000;
+const FS_SIZE = (fsBlocks ? Number(fsBlocks) : 352) * 4096;
 const NS_PER_CYCLE = 8; // 125 MHz
 const MAX_SLEEP_NS = 1e6;
 
