@@ -169,3 +169,38 @@ def test_serve_slips_are_one_line(tmp_path):
             lines = out.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("matchbox hall"), out.stderr
             assert all(w in lines[0] for w in words), lines[0]
+
+
+def test_the_embedded_broker_checks_a_box_again_after_a_new_password(tmp_path):
+    """A box found right once connects again without a second Argon2 check; a wrong password
+    is still refused, and after `enrol --force` the old password no longer works."""
+    folder = str(tmp_path / "hall")
+    h = Hall(folder)
+    url = enrol(folder, "t1", h.mqtt)
+    h.start()
+    try:
+        _, _, user, password = protocol.parse_url(url)
+        for attempt in (password, "not-the-password", password):
+            c = Client(h.mqtt, user, attempt)
+            assert c.rc is not None and c.rc.is_failure == (attempt != password), c.rc
+            c.close()
+        new_url = enrol_force(folder, "t1", h.mqtt)
+        _, _, _, new_password = protocol.parse_url(new_url)
+        assert new_password != password
+        old = Client(h.mqtt, user, password)
+        assert old.rc is not None and old.rc.is_failure, old.rc
+        old.close()
+        new = Client(h.mqtt, user, new_password)
+        assert new.rc == 0
+        new.close()
+    finally:
+        h.stop()
+
+
+def enrol_force(folder, box, port):
+    import subprocess
+    from hall_helpers import CLI
+    out = subprocess.run(CLI + ["hall", "enrol", folder, box, "--mqtt-port", str(port),
+                                "--force"], capture_output=True, text=True, timeout=60,
+                         check=True)
+    return out.stdout.strip()
