@@ -28,7 +28,7 @@ from host_tools.hall.accounts import NAME
 
 MAX_STREAMS = 32
 HEARTBEAT_S = 15
-EVENT_GAP_S = 0.2   # at most 5 events a second a page, each with every table changed since
+EVENT_GAP_S = 0.1   # at most 10 events a second a page, each with every table changed since
 
 
 class Site:
@@ -42,7 +42,7 @@ class Site:
         self.stopping = threading.Event()
         self._read_lock = threading.Lock()
         self._views = {}   # box -> (its table's version, its view, the view's JSON)
-        self._standings = None   # (the tables' version, the standings, their JSON)
+        self._standings = None   # (the tables' version, the games finished, the standings, JSON)
 
     def _view(self, table, version):
         """(version, view, its JSON) of a table, made again only when its version moved on
@@ -76,15 +76,20 @@ class Site:
         return self.standings_now()[0]
 
     def standings_now(self):
-        """(the standings, their JSON), made again only when a table changed."""
+        """(the standings, their JSON), ranked again only when a game finished (or a finished
+        game changed)."""
         version = self.tables.version()
         with self.tables.lock:
             tables = list(self.tables.tables.values())
         with self._read_lock:
             if self._standings is None or self._standings[0] != version:
-                value = standings.standings(self.reader, tables, self.points)
-                self._standings = (version, value, json.dumps(value))
-            return self._standings[1:]
+                finished = standings.results(self.reader, tables)
+                if self._standings is not None and self._standings[1] == finished:
+                    self._standings = (version,) + self._standings[1:]
+                else:
+                    value = standings.ranked(finished, self.points)
+                    self._standings = (version, finished, value, json.dumps(value))
+            return self._standings[2:]
 
     def record(self, box):
         with self.tables.lock:

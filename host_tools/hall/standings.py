@@ -147,25 +147,34 @@ def table_view(reader, table):
     return view
 
 
-def standings(reader, tables, points=None):
-    """{"points": ..., "games": finished games counted, "players": [...] best first}."""
-    players = {}
-    counted = 0
+def results(reader, tables):
+    """[(box, players, ranking)] of every finished game of the tables, in order."""
+    out = []
     for table in tables:
         for game_id in sorted(table.games):
             result = reader.result(table.path(game_id), table.games[game_id])
-            if result is None:
-                continue
-            counted += 1
-            players_of_game, ranking = result
-            for place, seat in enumerate(ranking, 1):
-                name = "%s P%d" % (table.box, seat)
-                p = players.setdefault(name, {"player": name, "box": table.box, "seat": seat,
-                                              "points": 0, "games": 0, "places": []})
-                p["points"] += points_for(place, players_of_game, points)
-                p["games"] += 1
-                p["places"].append(place)
-    ranked = sorted(players.values(), key=lambda p: (-p["points"], sorted(p["places"]),
-                                                     p["player"]))
-    return {"points": points if points is not None else "n - place", "games": counted,
-            "players": ranked}
+            if result is not None:
+                out.append((table.box,) + result)
+    return out
+
+
+def standings(reader, tables, points=None):
+    """{"points": ..., "games": finished games counted, "players": [...] best first}."""
+    return ranked(results(reader, tables), points)
+
+
+def ranked(finished, points=None):
+    """The standings of the finished games [(box, players, ranking)] (results)."""
+    players = {}
+    for box, players_of_game, ranking in finished:
+        for place, seat in enumerate(ranking, 1):
+            name = "%s P%d" % (box, seat)
+            p = players.setdefault(name, {"player": name, "box": box, "seat": seat,
+                                          "points": 0, "games": 0, "places": []})
+            p["points"] += points_for(place, players_of_game, points)
+            p["games"] += 1
+            p["places"].append(place)
+    best = sorted(players.values(), key=lambda p: (-p["points"], sorted(p["places"]),
+                                                   p["player"]))
+    return {"points": points if points is not None else "n - place", "games": len(finished),
+            "players": best}
