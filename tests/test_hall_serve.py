@@ -204,3 +204,22 @@ def enrol_force(folder, box, port):
                                 "--force"], capture_output=True, text=True, timeout=60,
                          check=True)
     return out.stdout.strip()
+
+
+def test_a_box_connecting_gets_no_other_box_s_retained_ack(hall):
+    """On each connection amqtt 0.12 sends the connecting client the retained messages of
+    every topic someone subscribes to, past its topic rule (host_tools.hall.broker keeps to
+    the client's own): with t2 subscribed to its acknowledgements, t1 connecting gets only
+    its own."""
+    t2 = box_client(hall, "t2")
+    assert t2.subscribe(protocol.ack_topic("t2")) == 1
+    assert until(lambda: t2.messages, 10)             # t2's retained ack is on the broker
+    for _ in range(2):                                # and t1 connects, twice
+        t1 = box_client(hall, "t1")
+        assert t1.rc == 0
+        assert t1.subscribe(protocol.ack_topic("t1")) == 1
+        assert until(lambda: t1.messages, 10)
+        assert until(lambda: [t for t, _ in t1.messages if t != protocol.ack_topic("t1")],
+                     1.5) == [], t1.messages
+        t1.close()
+    t2.close()

@@ -10,7 +10,9 @@ client without a name). Topics: amqtt's ACL plugin lists topics per user and has
 per-user pattern (Mosquitto's `pattern ... %u`), so the rule of the hall - a box publishes only
 to matchbox/ITS-NAME/journal and reads only matchbox/ITS-NAME/ack, the hall's service account
 reads every journal and writes every ack - is the small topic plugin `BoxTopics` here, the
-same rule `mosquitto.acl` writes for Mosquitto.
+same rule `mosquitto.acl` writes for Mosquitto. `HallBroker` mends two faults of amqtt 0.12:
+retained messages sent to every connecting client past the topic rule, and its loops over the
+subscriptions broken by a client subscribing meanwhile.
 """
 import asyncio
 import concurrent.futures
@@ -110,6 +112,37 @@ class BoxTopics(BaseTopicPlugin):
         return allowed(user, topic, verb)
 
 
+class _Copied(dict):
+    """amqtt's subscriptions, looped over through a copy: amqtt 0.12 awaits inside its loops
+    over them (at every connection, at every message), and a client subscribing meanwhile
+    changed the dict under the loop ("dictionary changed size during iteration", which killed
+    that connection's handler)."""
+
+    def __iter__(self):
+        return iter(list(dict.keys(self)))
+
+    def items(self):
+        return list(dict.items(self))
+
+
+class HallBroker(Broker):
+    """amqtt's Broker with two of its faults mended. At each connection amqtt 0.12 sends the
+    client the retained messages of every topic filter anyone subscribes to, without the topic
+    rule: a box connecting got every other box's retained acknowledgement (and a hall of n
+    boxes sent n of them at each connection); here only those of the filters the client may
+    subscribe to itself (`allowed`). Its subscriptions are looped over through a copy
+    (_Copied)."""
+
+    def __init__(self, *args, **kwargs):
+        Broker.__init__(self, *args, **kwargs)
+        self._subscriptions = _Copied(self._subscriptions)
+
+    async def _publish_retained_messages_for_subscription(self, subscription, session):
+        if not allowed(session.username if session else None, subscription[0], "subscribe"):
+            return
+        await Broker._publish_retained_messages_for_subscription(self, subscription, session)
+
+
 def config(hall, host, port):
     return {
         "listeners": {"default": {"type": "tcp", "bind": "%s:%d" % (host, port)}},
@@ -140,7 +173,7 @@ class EmbeddedBroker:
         self.thread.start()
 
         async def begin():
-            self.broker = Broker(config(self.hall, self.host, self.port), loop=self.loop)
+            self.broker = HallBroker(config(self.hall, self.host, self.port), loop=self.loop)
             await self.broker.start()
         try:
             asyncio.run_coroutine_threadsafe(begin(), self.loop).result(timeout)
