@@ -1,7 +1,7 @@
 """The hall's live page in a real browser (Debian's Chromium, headless, via Playwright) at
 360 px wide, as a phone shows it: every table with its displays drawn by the firmware's
 screens, whose turn, the places, the standings; a box's new lines reach the open page by
-Server-Sent Events, without a reload."""
+Server-Sent Events, without a reload, and the other tables' cards stay as they were."""
 import shutil
 import subprocess
 
@@ -59,9 +59,13 @@ def test_the_page_at_360_px(tmp_path):
             assert all(c["width"] <= 360 and c["img"] > 0 for c in cards.values())
             assert "P%d" % game.ranking[0] in page.inner_text("#standings")
             before = cards["t2"]["text"]
+            page.evaluate("document.querySelector('section.table[data-box=t1]').kept = 1")
             sim(str(tmp_path / "t2"), urls["t2"], [k for op in started[4:] for k in op])
             page.wait_for_function("t => document.querySelector('section.table[data-box=t2]')"
                                    ".innerText != t", arg=before, timeout=20000)
+            # the events carry t2 only: t1's card is merged around, not drawn again
+            assert page.evaluate("document.querySelector('section.table[data-box=t1]').kept") == 1
+            assert [c["box"] for c in page.evaluate(CARDS_JS)] == ["t1", "t2"]
             assert errors == []
             browser.close()
     finally:

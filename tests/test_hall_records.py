@@ -6,6 +6,7 @@ import pytest
 
 from hall_helpers import header_lines
 from host_tools.hall import protocol, records
+from tycoon import writer
 
 pytestmark = pytest.mark.timeout(30)
 G1, G2 = "001-00000001", "002-00000002"
@@ -81,16 +82,39 @@ def test_standings_points_per_place(tmp_path):
         standings.parse_points("1,x")
 
 
-def test_a_duplicate_that_differs_is_refused(tmp_path):
+def test_a_line_that_differs_sets_the_halls_copy_aside(tmp_path):
+    """A line the hall has under that number with another text: the box rewrote its record.
+    The hall's copy is kept as GAME.rewritten-N.txt, the game taken again from line 1."""
     tables = records.Tables(str(tmp_path))
     lines = header_lines()
-    for seq in (1, 2):
+    for seq in (1, 2, 3):
         tables.store("t1", G1, seq, lines[seq - 1])
     again = records.Tables(str(tmp_path))            # the stored lines read from the file
     assert again.store("t1", G1, 2, lines[1]) == records.DUPLICATE
-    with pytest.raises(records.Refused, match="differs from the line stored"):
+    t1 = again.table("t1")
+    with pytest.raises(records.Refused, match="rewritten; the hall's copy is kept as "
+                                              "%s.rewritten-1.txt" % G1):
         again.store("t1", G1, 2, "dealer 2")
-    assert again.table("t1").ack() == (G1, 2)
+    assert t1.ack() == (G1, 0)                       # the box sends its record from line 1
+    with open(os.path.join(t1.folder, G1 + ".rewritten-1.txt")) as f:
+        assert f.read().splitlines() == lines[:3]
+    assert not os.path.exists(t1.path())
+    with pytest.raises(records.Refused, match="after a gap"):
+        again.store("t1", G1, 3, lines[2])
+    for seq in (1, 2):
+        assert again.store("t1", G1, seq, lines[seq - 1]) == records.STORED
+    with pytest.raises(records.Refused, match="damaged checksum tag"):   # a bad tag: refused,
+        again.store("t1", G1, 2, lines[2])                              # nothing set aside
+    with pytest.raises(records.Refused, match="rewritten-2.txt"):
+        again.store("t1", G1, 2, writer.tagged(2, "dealer 3").decode().rstrip("\n"))
+    assert again.store("t1", G1, 1, lines[0]) == records.STORED
+    other = writer.tagged(1, "players 4").decode().rstrip("\n")
+    assert again.store("t1", G1, 1, other) == records.STORED   # line 1 differs: taken at once
+    with open(t1.path()) as f:
+        assert f.read() == other + "\n"
+    assert sorted(os.listdir(t1.folder)) == [G1 + ".rewritten-1.txt", G1 + ".rewritten-2.txt",
+                                             G1 + ".rewritten-3.txt", G1 + ".txt"]
+    assert records.Tables(str(tmp_path)).table("t1").ack() == (G1, 1)   # asides are no games
 
 
 def test_a_duplicate_of_a_line_just_stored_is_a_duplicate(tmp_path):

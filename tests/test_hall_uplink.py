@@ -132,3 +132,46 @@ def test_a_box_enrolled_while_the_hall_runs_with_nothing_yet(hall, tmp_path):
     assert out.returncode == 0, out.stderr
     [(game, data)] = box_games(str(tmp_path / "t5"))
     assert hall.files()[os.path.join("t5", game + ".txt")] == data
+
+
+def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tmp_path):
+    """The box repaired its record at power-up, its undo lines played out (fewer lines, other
+    texts under the same numbers): the uplink, sending again the line the hall acknowledged
+    last, shows the hall the difference; the hall keeps its copy as GAME.rewritten-1.txt and
+    takes the box's record from line 1, and `deliver` finishes."""
+    import engine_helpers as eh
+    from tycoon import writer
+    from tycoon.game import Game
+    hall.start()
+    rng = eh.Lcg(7)
+    game = Game(*SETUP)
+    header = writer.header_text(game).split("\n")[:-1]
+    actions = []
+    for _ in range(12):
+        eh.step(game, rng)
+        actions.append(writer.action_text(*list(game.actions())[-1])[:-1])
+    journal = header + actions[:5] + ["undo", actions[4]] + actions[5:]
+    played_out = header + actions
+    current = tmp_path / "flash" / "games" / "current.txt"
+    current.parent.mkdir(parents=True)
+
+    def write(texts):
+        current.write_bytes(b"".join(writer.tagged(i + 1, t) for i, t in enumerate(texts)))
+        return current.read_bytes()
+    before = write(journal)
+    link = up.Uplink(str(tmp_path / "flash"), hall.url)
+    link.start()
+    up.deliver(link, 30)
+    assert hall.get("/tables/t1.txt") == before
+    after = write(played_out)                     # what a repair at power-up leaves
+    link = up.Uplink(str(tmp_path / "flash"), hall.url)
+    link.start()
+    up.deliver(link, 30)
+    assert hall.get("/tables/t1.txt") == after
+    (game_id, _, _), = up.Flash(str(tmp_path / "flash")).list()
+    files = hall.files()
+    assert files[os.path.join("t1", game_id + ".rewritten-1.txt")] == before
+    assert files[os.path.join("t1", game_id + ".txt")] == after
+    assert "the box's record was rewritten; the hall's copy is kept as %s.rewritten-1.txt" \
+        % game_id in hall.messages()
+    assert replayed(after) == replayed(before)

@@ -2,17 +2,25 @@
 
 It listens on 127.0.0.1 unless told otherwise, authenticates every client against the hall's
 `credentials/amqtt.passwd` (amqtt's own password-file plugin, reading the file again when
-`matchbox hall enrol` has changed it, so a box enrolled while the hall runs can connect) and
+`matchbox hall enrol` has changed it, so a box enrolled while the hall runs can connect; the
+Argon2 checks in threads, off the event loop; a password found right once remembered by its
+HMAC, so a box connecting again is not checked by Argon2 again) and
 refuses anonymous clients (no anonymous plugin is loaded, and the file plugin says no to a
 client without a name). Topics: amqtt's ACL plugin lists topics per user and has no
 per-user pattern (Mosquitto's `pattern ... %u`), so the rule of the hall - a box publishes only
 to matchbox/ITS-NAME/journal and reads only matchbox/ITS-NAME/ack, the hall's service account
 reads every journal and writes every ack - is the small topic plugin `BoxTopics` here, the
-same rule `mosquitto.acl` writes for Mosquitto.
+same rule `mosquitto.acl` writes for Mosquitto. `HallBroker` mends two faults of amqtt 0.12:
+retained messages sent to every connecting client past the topic rule, and its loops over the
+subscriptions broken by a client subscribing meanwhile.
 """
 import asyncio
+import concurrent.futures
+import hashlib
+import hmac
 import logging
 import os
+import secrets
 import threading
 
 from amqtt.broker import Broker
@@ -23,13 +31,26 @@ from amqtt.plugins.base import BaseTopicPlugin
 
 from host_tools.hall import accounts, protocol
 
+CHECK_THREADS = 2   # Argon2 password checks at once, off the broker's event loop
+
 
 class Accounts(FileAuthPlugin):
-    """amqtt's password-file plugin, reading the file again when it has changed."""
+    """amqtt's password-file plugin, reading the file again when it has changed, checking each
+    password (Argon2, a third of a second of CPU) in a thread of its own rather than on the
+    broker's event loop (which goes on moving every other client's messages meanwhile), and
+    remembering the passwords it has found right: a box that connects again with the same
+    password, its hash unchanged in the file, is let in without a second Argon2 check. What it
+    remembers is an HMAC-SHA256 of the password under a key drawn at start (never the
+    password, never written anywhere); a wrong password is never remembered, so every wrong
+    guess costs a whole Argon2 check, and a box given a new password (`enrol --force`) has a
+    new hash: its old password no longer matches anything."""
 
     def __init__(self, context):
         FileAuthPlugin.__init__(self, context)
         self._stamp = self._file_stamp()
+        self._checks = concurrent.futures.ThreadPoolExecutor(CHECK_THREADS, "hall-argon2")
+        self._key = secrets.token_bytes(32)
+        self._verified = {}   # (name, hash) -> HMAC of the password found right
 
     def _file_stamp(self):
         try:
@@ -37,6 +58,10 @@ class Accounts(FileAuthPlugin):
             return (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
             return None
+
+    def _mac(self, password):
+        return hmac.new(self._key, password.encode("utf-8", "surrogatepass"),
+                        hashlib.sha256).digest()
 
     async def authenticate(self, *, session):
         stamp = self._file_stamp()
@@ -46,7 +71,22 @@ class Accounts(FileAuthPlugin):
             self._stamp = stamp
         if not session or not session.username or session.password is None:
             return False
-        return await FileAuthPlugin.authenticate(self, session=session)
+        name, password = session.username, session.password
+        hashed = self._users.get(name)
+        if not hashed:
+            return False
+        mac = self._mac(password)
+        known = self._verified.get((name, hashed))
+        if known is not None and hmac.compare_digest(known, mac):
+            return True
+        try:
+            ok = await asyncio.get_running_loop().run_in_executor(
+                self._checks, self.pwd_hasher.verify, password, hashed)
+        except Exception:   # a hash pwdlib cannot read: no
+            return False
+        if ok:
+            self._verified[(name, hashed)] = mac
+        return bool(ok)
 
 
 def allowed(user, topic, action):
@@ -70,6 +110,37 @@ class BoxTopics(BaseTopicPlugin):
         verb = {Action.PUBLISH: "publish", Action.SUBSCRIBE: "subscribe",
                 Action.RECEIVE: "receive"}.get(action)
         return allowed(user, topic, verb)
+
+
+class _Copied(dict):
+    """amqtt's subscriptions, looped over through a copy: amqtt 0.12 awaits inside its loops
+    over them (at every connection, at every message), and a client subscribing meanwhile
+    changed the dict under the loop ("dictionary changed size during iteration", which killed
+    that connection's handler)."""
+
+    def __iter__(self):
+        return iter(list(dict.keys(self)))
+
+    def items(self):
+        return list(dict.items(self))
+
+
+class HallBroker(Broker):
+    """amqtt's Broker with two of its faults mended. At each connection amqtt 0.12 sends the
+    client the retained messages of every topic filter anyone subscribes to, without the topic
+    rule: a box connecting got every other box's retained acknowledgement (and a hall of n
+    boxes sent n of them at each connection); here only those of the filters the client may
+    subscribe to itself (`allowed`). Its subscriptions are looped over through a copy
+    (_Copied)."""
+
+    def __init__(self, *args, **kwargs):
+        Broker.__init__(self, *args, **kwargs)
+        self._subscriptions = _Copied(self._subscriptions)
+
+    async def _publish_retained_messages_for_subscription(self, subscription, session):
+        if not allowed(session.username if session else None, subscription[0], "subscribe"):
+            return
+        await Broker._publish_retained_messages_for_subscription(self, subscription, session)
 
 
 def config(hall, host, port):
@@ -102,7 +173,7 @@ class EmbeddedBroker:
         self.thread.start()
 
         async def begin():
-            self.broker = Broker(config(self.hall, self.host, self.port), loop=self.loop)
+            self.broker = HallBroker(config(self.hall, self.host, self.port), loop=self.loop)
             await self.broker.start()
         try:
             asyncio.run_coroutine_threadsafe(begin(), self.loop).result(timeout)

@@ -115,7 +115,7 @@ def serve(args):
         except OSError as exc:
             raise MatchboxError("--mqtt-port", "cannot listen on %s:%d: %s" % (
                 args.host, args.mqtt_port, exc.strerror or exc)) from None
-    keep = keeper.Keeper(args.dir, tables, host, port)
+    keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0)
     httpd = None
     the_site = site.Site(tables, points)
     try:

@@ -2,7 +2,7 @@
 
 It logs in with the hall's service account, subscribes to every box's journal topic (QoS 1,
 a persistent session, so that an external broker keeps the lines sent while the hall is
-down), and for each line: checks the message (host_tools.hall.protocol), stores the line
+down; QoS 0 with the embedded broker, in the hall's own process: Keeper), and for each line: checks the message (host_tools.hall.protocol), stores the line
 (host_tools.hall.records, on disk before anything else) and publishes the acknowledgement on
 the box's ack topic, retained. The client's thread only queues the messages (at most QUEUE:
 a full queue holds the client back, and the broker with it); the hall's writer thread takes
@@ -34,8 +34,16 @@ def log(text):
 
 
 class Keeper:
-    def __init__(self, hall, tables, host, port, logger=log):
+    """`qos`: of the hall's subscription and of its acknowledgements. 1 for a broker of its
+    own (Mosquitto): it keeps the lines sent while the hall is away. 0 for the embedded
+    broker, which lives and dies with the hall in its process: two packets fewer a line
+    through it (amqtt still delivers each acknowledgement to a box at its subscription's QoS
+    1); a message lost between them, on a dropped connection, is a line the hall has not
+    acknowledged, which the box sends again."""
+
+    def __init__(self, hall, tables, host, port, logger=log, qos=1):
         self.hall = hall
+        self.qos = qos
         self.tables = tables
         self.log = logger
         self.boot = secrets.token_hex(4)
@@ -65,7 +73,7 @@ class Keeper:
         if reason.is_failure:
             self.log("the broker refused the hall's account: %s" % reason)
             return
-        client.subscribe(protocol.journal_topic("+"), qos=1)
+        client.subscribe(protocol.journal_topic("+"), qos=self.qos)
         with self.tables.lock:
             boxes = set(self.tables.tables)
         for box in sorted(boxes | set(accounts.boxes(self.hall))):
@@ -79,7 +87,7 @@ class Keeper:
         with self.tables.lock:
             game, seq = self.tables.table(box).ack()
         self.client.publish(protocol.ack_topic(box), protocol.ack_message(self.boot, game, seq),
-                            qos=1, retain=True)
+                            qos=self.qos, retain=True)
 
     def _on_message(self, client, userdata, message):
         self.queue.put(message)

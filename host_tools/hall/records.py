@@ -2,9 +2,11 @@
 
 `tables/BOX/GAME.txt` holds the lines of one game as the box wrote them (checksum tags and
 undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
-next one of its game (its sequence number one past the lines stored): a duplicate is dropped
-(and refused when its text is not the one stored: the box's record was rewritten), a line
-after a gap waits until the box sends the lines before it. Storing is append, flush and fsync
+next one of its game (its sequence number one past the lines stored): a duplicate is dropped,
+a line after a gap waits until the box sends the lines before it. A line whose text is not
+the one stored means the box rewrote its record (a repair at power-up plays its undo lines
+out): the hall's copy is renamed GAME.rewritten-N.txt, kept, and the game taken again from
+the box's line 1 (Table._set_aside). Storing is append, flush and fsync
 (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group commit,
 the files of many tables fsynced at once by a few threads; what it returns STORED is on disk
 all the same); a hall killed in the middle of a write leaves at most a last line without its
@@ -23,6 +25,7 @@ from host_tools.hall import protocol
 
 STORED, DUPLICATE = "stored", "duplicate"
 SYNC_THREADS = 16   # fsyncs of a batch at once (one a table's file)
+REWRITES = 16       # copies of one game set aside (GAME.rewritten-N.txt) at most
 
 
 class Refused(Exception):
@@ -73,15 +76,25 @@ class Table:
         is not fsynced here: its path goes into the dict `unsynced` (True when its folder needs
         an fsync too: a new file) for Tables.store_all to fsync."""
         have = self.games.get(game, 0)
-        if seq <= have:
-            if self._stored(game)[seq - 1] != line:
-                raise Refused("line %d of game %s differs from the line stored: the box's "
-                              "record was rewritten (the hall keeps what it has)" % (seq, game))
+        if seq <= have and self._stored(game)[seq - 1] == line:
             synced = self.synced.get(game, 0)
             if synced < seq:   # written, but its fsync failed: the caller fsyncs it again,
                 path = self.path(game)   # and its folder while none of it is known on disk
                 unsynced[path] = unsynced.get(path, False) or not synced
             return DUPLICATE
+        if "#~" in line:
+            try:
+                notation.untag(line, seq)
+            except notation.NotationError as exc:
+                raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
+        if seq <= have:   # another text under that number: the box rewrote its record
+            aside = self._set_aside(game, unsynced)
+            if seq != 1:
+                raise Refused("line %d of game %s differs from the line stored: the box's "
+                              "record was rewritten; the hall's copy is kept as %s and the "
+                              "game taken again from the box's line 1"
+                              % (seq, game, os.path.basename(aside)))
+            have = 0
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
                           % (seq, game, have))
@@ -89,11 +102,6 @@ class Table:
                 and self.games[prev[0]] < prev[1]:
             raise Refused("game %s starts before game %s is complete (%d of %d lines)"
                           % (game, prev[0], self.games[prev[0]], prev[1]))
-        if "#~" in line:
-            try:
-                notation.untag(line, seq)
-            except notation.NotationError as exc:
-                raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
         stored = self._stored(game)   # read before the line is in the file
         os.makedirs(self.folder, exist_ok=True)
         path = self.path(game)
@@ -106,6 +114,31 @@ class Table:
         self.latest = game
         self.version += 1
         return STORED
+
+
+    def _set_aside(self, game, unsynced):
+        """The box's record of `game` was rewritten (repaired at power-up, its undo lines
+        played out, or a wiped box's new game under the same id): rename the hall's copy to
+        GAME.rewritten-N.txt (kept, never read again as a record) and take the game again
+        from nothing: its acknowledgement goes back to line 0, so the box sends its record
+        from line 1. Raises Refused after REWRITES copies of one game."""
+        n = 1
+        while os.path.exists(os.path.join(self.folder, "%s.rewritten-%d.txt" % (game, n))):
+            n += 1
+        if n > REWRITES:
+            raise Refused("line of game %s differs from the line stored, and the game was "
+                          "rewritten %d times already (the hall keeps what it has)"
+                          % (game, REWRITES))
+        aside = os.path.join(self.folder, "%s.rewritten-%d.txt" % (game, n))
+        path = self.path(game)
+        os.replace(path, aside)
+        unsynced.pop(path, None)
+        unsynced[aside] = True    # the file and its folder (the rename) fsynced
+        self.games[game] = self.synced[game] = 0
+        self._lines = {}
+        self.latest = game
+        self.version += 1
+        return aside
 
 
 def _repair(path):

@@ -1,8 +1,11 @@
 """The hall's HTTP side: GET only, no input, 127.0.0.1 unless told otherwise.
 
     /                 the live page (page.html): every table, updated by Server-Sent Events
-    /events           the stream the page reads: `data: {"tables": [...], "standings": {...}}`
-                      at once and after every line stored (a comment every 15 s keeps it open)
+    /events           the stream the page reads: `data: {"full": true, "tables": [...],
+                      "standings": {...}}` at once (every table), then at most every
+                      EVENT_GAP_S `{"full": false, "tables": [...]}` with only the tables that
+                      changed since, and "standings" when they changed (a comment every 15 s
+                      keeps it open)
     /tables.json      [{"box", "game", "seq", "state" (as `matchbox replay --json`), "error",
                       "last" (the last actions)}]
     /tables/BOX.txt   the record of the box's current game, as the box wrote it (what
@@ -17,6 +20,7 @@ methods get 501 from the standard library's handler.
 import importlib.resources
 import json
 import threading
+import time
 
 from host_tools.commands import web
 from host_tools.hall import standings
@@ -24,6 +28,7 @@ from host_tools.hall.accounts import NAME
 
 MAX_STREAMS = 32
 HEARTBEAT_S = 15
+EVENT_GAP_S = 0.1   # at most 10 events a second a page, each with every table changed since
 
 
 class Site:
@@ -36,29 +41,55 @@ class Site:
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
         self.stopping = threading.Event()
         self._read_lock = threading.Lock()
-        self._views = {}   # box -> (its table's version, its view)
+        self._views = {}   # box -> (its table's version, its view, the view's JSON)
+        self._standings = None   # (the tables' version, the games finished, the standings, JSON)
 
-    def views(self):
-        """Every table's view (standings.table_view), each made again only when its table
-        has stored a line since (its version): an event of the page reads the tables that
-        changed, not all of them."""
+    def _view(self, table, version):
+        """(version, view, its JSON) of a table, made again only when its version moved on
+        (under _read_lock)."""
+        hit = self._views.get(table.box)
+        if hit is None or hit[0] != version:
+            view = standings.table_view(self.reader, table)
+            hit = self._views[table.box] = (version, view, json.dumps(view))
+        return hit
+
+    def changed(self, seen):
+        """The (version, view, JSON) of every table whose version is not the one in `seen`
+        (box -> version, brought up to date): all of them for an empty `seen`, then only those
+        that stored a line (or had one acknowledged) since. A view is made again only when its
+        table changed, once for every page."""
         with self.tables.lock:
-            tables = [(t, t.version) for t in self.tables.tables.values()]
+            tables = [(t, t.version) for t in self.tables.tables.values()
+                      if seen.get(t.box) != t.version]
         with self._read_lock:
             out = []
             for table, version in tables:
-                hit = self._views.get(table.box)
-                if hit is None or hit[0] != version:
-                    hit = self._views[table.box] = (version, standings.table_view(self.reader,
-                                                                                  table))
-                out.append(hit[1])
+                out.append(self._view(table, version))
+                seen[table.box] = version
             return out
 
+    def views(self):
+        """Every table's view (standings.table_view)."""
+        return [hit[1] for hit in self.changed({})]
+
     def standings(self):
+        return self.standings_now()[0]
+
+    def standings_now(self):
+        """(the standings, their JSON), ranked again only when a game finished (or a finished
+        game changed)."""
+        version = self.tables.version()
         with self.tables.lock:
             tables = list(self.tables.tables.values())
         with self._read_lock:
-            return standings.standings(self.reader, tables, self.points)
+            if self._standings is None or self._standings[0] != version:
+                finished = standings.results(self.reader, tables)
+                if self._standings is not None and self._standings[1] == finished:
+                    self._standings = (version,) + self._standings[1:]
+                else:
+                    value = standings.ranked(finished, self.points)
+                    self._standings = (version, finished, value, json.dumps(value))
+            return self._standings[2:]
 
     def record(self, box):
         with self.tables.lock:
@@ -93,7 +124,8 @@ class Handler(web._Handler):
         if path == "/":
             return self._send(page(), "text/html; charset=utf-8")
         if path == "/tables.json":
-            return self._json(self.site.views())
+            texts = [hit[2] for hit in self.site.changed({})]
+            return self._send(("[%s]" % ", ".join(texts)).encode(), "application/json")
         if path == "/standings.json":
             return self._json(self.site.standings())
         if path == "/events":
@@ -132,18 +164,26 @@ class Handler(web._Handler):
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
             self.close_connection = True
-            seen = None
+            seen = {}       # box -> the version of the table this page has
+            shown = None    # the standings it has (their JSON)
             while not site.stopping.is_set():
-                version = site.tables.version()
-                if version != seen:
-                    seen = version
-                    data = json.dumps({"tables": site.views(), "standings": site.standings()})
-                    self.wfile.write(b"data: " + data.encode() + b"\n\n")
+                began = time.monotonic()
+                views = site.changed(seen)
+                if views or shown is None:
+                    texts = ['"full": %s' % ("false" if shown else "true"),
+                             '"tables": [%s]' % ", ".join(hit[2] for hit in views)]
+                    now = site.standings_now()[1]
+                    if now != shown:
+                        shown = now
+                        texts.append('"standings": ' + now)
+                    self.wfile.write(b"data: {" + ", ".join(texts).encode() + b"}\n\n")
                 else:
                     self.wfile.write(b": still here\n\n")
                 self.wfile.flush()
+                # at most one event every EVENT_GAP_S: the lines stored meanwhile go together
+                site.stopping.wait(max(0.0, began + EVENT_GAP_S - time.monotonic()))
                 with site.tables.lock:
-                    if site.tables.version() == seen:
+                    if site.tables.version() == sum(seen.values()):
                         site.tables.lock.wait(HEARTBEAT_S)
         except OSError:   # the page went away, or stopped reading
             pass

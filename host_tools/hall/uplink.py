@@ -5,8 +5,10 @@ The journal on the box's flash is the truth: `Uplink` reads the games from the f
 where it is (the next line to send) and a window of at most WINDOW lines sent and not yet
 acknowledged; there is no queue that grows while the hall is away. Each line goes as one
 QoS 1 message (host_tools.hall.protocol). After every (re)connection, and when the hall's
-acknowledgement names a new start of the hall, it goes back to the line after the last one
-the hall acknowledged; so it does when the acknowledgement has not moved for STALL_S seconds
+acknowledgement names a new start of the hall, it goes back to the last line the hall
+acknowledged (sent again: if the box rewrote its record at power-up, its text differs and the
+hall takes the game again from line 1, acknowledging line 0, which sends the uplink back to
+line 1 at once; from the game's line 1 when the box has fewer lines of it than the hall); so it does when the acknowledgement has not moved for STALL_S seconds
 while lines are out (a line the hall dropped after a gap). Duplicates cost nothing: the hall
 drops them by sequence number. A line counts as delivered only when the hall has
 acknowledged it (stored on disk), not when the broker has it.
@@ -138,12 +140,14 @@ class Uplink:
                 self.boot = boot
                 self._rewind = True
             if (game, seq) != self.acked:
+                if self.acked and self.acked[0] == game and seq < self.acked[1]:
+                    self._rewind = True   # the hall took the game again (a rewritten record)
                 self.acked = (game, seq)
                 self._moved = time.monotonic()
-                if game is not None:
-                    key = _key(game, seq)
-                    while self._window and self._window[0] <= key:
-                        self._window.popleft()
+            if game is not None:
+                key = _key(game, seq)
+                while self._window and self._window[0] <= key:
+                    self._window.popleft()
 
     # --- the journal's side ---------------------------------------------------------------
 
@@ -172,10 +176,15 @@ class Uplink:
             done, total, "" if total == 1 else "s", len(games), "" if len(games) == 1 else "s")
 
     def _start_from(self, games):
+        """Where to send from: the line the hall acknowledged last, again (a duplicate, which
+        costs nothing, unless the box rewrote its record since: then its text differs and the
+        hall takes the game again from line 1); the game's line 1 when the box has fewer lines
+        of it than the hall (it was rewritten shorter: each line is compared again); the first
+        line of the oldest game when the hall has none."""
         ids = [g for g, _, _ in games]
         game, seq = self.acked if self.acked else (None, 0)
         if game in ids:
-            return game, seq + 1
+            return game, max(1, seq if seq <= len(games[ids.index(game)][1]) else 1)
         return (ids[0], 1) if ids else None
 
     def _next(self, games, pos):

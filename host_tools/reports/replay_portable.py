@@ -90,9 +90,11 @@ def replay(path, f=None, repaired=None):
         f.close()
 
 
-def replay_file(f, repaired=None):
-    """replay() of a file object opened 'rb' (or anything with readline(n))."""
-    reader = notation.Reader()
+def replay_file(f, repaired=None, reader=None):
+    """replay() of a file object opened 'rb' (or anything with readline(n)); `reader`: the
+    notation.Reader to read with (a caller that goes on reading later keeps it)."""
+    if reader is None:
+        reader = notation.Reader()
     error = reader.read(f)
     if repaired is not None:
         repaired.extend(reader.repaired)
