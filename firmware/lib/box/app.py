@@ -62,6 +62,7 @@ class App:
         self.drawn = False          # this key's new state is drawn and sent already
         self.page = 0
         self.page_at = 0
+        self.link = None            # the uplink the main loop steps between keys, if any
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
         # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
