@@ -9,6 +9,7 @@ button states become pin levels, so the firmware's own matrix scan and debouncin
 import sys
 import errno
 import binascii
+import time as _wall   # the real clock: the hall's broker runs in real time, not the board's
 
 from box import store as _store
 
@@ -441,6 +442,13 @@ class VirtualBoard:
                               "true" if self.wdt is not None else "false", mode, to_json(game)))
 
 
+class _OnTheNetwork:
+    """Stands in for the Pico W's Wi-Fi join (box.mqtt_link.Wifi): joined already."""
+
+    def up(self, now):
+        return True
+
+
 class HW:
     """The `hw` object the firmware gets (the contract: docs/architecture.md; same members as box.hw_pico)."""
 
@@ -456,6 +464,14 @@ class HW:
         self.games = "games"
         self.store = board.flash
         self.wdt = None
+        # the hall's link (box.mqtt_link): the unix port is on the network already (no
+        # Wi-Fi to join), and its timers run on the wall's clock, as the broker does
+        self.wifi = _OnTheNetwork()
+        self.net_ms = _wall.ticks_ms
+
+    def tell(self, text):
+        """What the hall's link learns (box.mqtt_link.Link), to the host as `@u TEXT`."""
+        send("u " + text)
 
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)
