@@ -424,7 +424,8 @@ class VirtualBoard:
 
     def dump(self):
         """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
-        the app's mode and its game as state JSON."""
+        the app's mode, whether the hall's link (box.mqtt_link, umqtt) is imported, and the
+        game as state JSON."""
         from tycoon.state import to_json
         app = getattr(self.hw, "app", None) or getattr(self.pico_hw, "app", None)
         mode = "none"
@@ -437,9 +438,12 @@ class VirtualBoard:
                     mode = name.lower()
         import gc
         gc.collect()
+        linked = "box.mqtt_link" in sys.modules or "umqtt.simple" in sys.modules
         send('d {"time": %d, "flash_ops": %d, "heap": %d, "watchdog": %s, "mode": "%s", '
-             '"game": %s}' % (self.now, self.flash.ops, gc.mem_alloc(),
-                              "true" if self.wdt is not None else "false", mode, to_json(game)))
+             '"hall_link": %s, "game": %s}' % (
+                 self.now, self.flash.ops, gc.mem_alloc(),
+                 "true" if self.wdt is not None else "false", mode,
+                 "true" if linked else "false", to_json(game)))
 
 
 class _OnTheNetwork:
