@@ -48,7 +48,7 @@ BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up 
 BACKOFF_MAX = const(16000)
 READ = const(512)             # bytes read from the socket at most in one step
 MAX_PACKET = const(1100)      # a packet from the broker larger than this drops the connection
-LINES = const(2)              # lines published at most in one step
+LINES = const(1)              # lines published at most in one step (a next() on a Pico: ms)
 STALLS = const(3)             # sent again this many times with no acknowledgement: connect
                               # again (a connection the broker no longer routes acks to)
 FIRST_ACK_MS = const(1000)    # subscribed and no acknowledgement (a hall that has none for

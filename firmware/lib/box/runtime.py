@@ -75,9 +75,12 @@ def run(hw, pinmap=None):
 
 def loop(hw, app):
     """The main loop of a booted app, forever: between two passes over the keys, a step of
-    the app's link when it has one (bounded: it never waits on what it carries)."""
+    the app's link when it has one and no key is down. A step never waits on what it carries
+    but may take milliseconds on a Pico (a journal line read from flash): one that began as a
+    key went down ends within the key's 20 ms debounce, and none runs until the key is up."""
+    down = app.keys._raw   # the keys as last read, 1 = down
     while True:
         app.step()
-        if app.link is not None:
+        if app.link is not None and down.find(b"\x01") < 0:
             app.link.step()
         hw.idle()

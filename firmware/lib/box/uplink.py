@@ -14,6 +14,7 @@ A game's id is its number on the box and the CRC-32 of its first six lines (its 
 host_tools/hall/protocol.py says. Hand-written: the journal's layout is the box's own and no
 library reads it; the MQTT client itself is micropython-lib's umqtt (box.mqtt_link).
 """
+import os
 from binascii import crc32
 
 try:
@@ -53,6 +54,7 @@ class Cursor:
         self._pos = None       # (game id, seq, at, offset): the next line, and line `at`
                                # starting at byte `offset` on the way to it
         self._rewind = True
+        self._waiting = None   # (path, size) when the last game had no next line yet
 
     # --- the hall's side --------------------------------------------------------------------
 
@@ -134,10 +136,19 @@ class Cursor:
             return None
         if self._rewind or self._pos is None:
             self._rewind = False
+            self._waiting = None
             self.out = []
             self._pos = self._start()
         if len(self.out) >= WINDOW:
             return None
+        waiting = self._waiting
+        if waiting is not None:   # caught up: one stat says whether the journal has grown
+            try:
+                if os.stat(waiting[0])[6] == waiting[1]:
+                    return None
+            except OSError:
+                pass
+            self._waiting = None
         numbers = self.games()
         if not numbers:
             return None
@@ -183,7 +194,9 @@ class Cursor:
                     return game, seq, line[:-1].decode(), prev
                 self._pos = (game, seq, at, offset)
                 if number == numbers[-1]:   # the game being played: its next line is not
-                    return None             # written yet
+                    if at > 0 and line == b"":   # written yet: until the file grows (a new
+                        self._waiting = (self._path(number, numbers), offset)   # game
+                    return None                  # replaces it with another size), a stat
             finally:
                 f.close()
             number, game, seq, at, offset = [n for n in numbers if n > number][0], None, 1, 1, 0
