@@ -143,11 +143,12 @@ def measure():
     results = {"none": run_game()}
     with tempfile.TemporaryDirectory() as tmp:
         hall = Hall(os.path.join(tmp, "hall"))
-        url = enrol(hall.folder, "bench", hall.mqtt)
-        _, _, name, password = protocol.parse_url(url)
+        # two boxes: the game is the same each run, and the slow one must send it too
+        up = protocol.parse_url(enrol(hall.folder, "bench", hall.mqtt))[2:]
+        slow = protocol.parse_url(enrol(hall.folder, "slow", hall.mqtt))[2:]
         hall.start()
         try:
-            results["up"] = run_game("127.0.0.1", hall.mqtt, (name, password))
+            results["up"] = run_game("127.0.0.1", hall.mqtt, up)
             results["down"] = run_game("127.0.0.1", free_port())
             dead = Unanswering()
             try:
@@ -156,7 +157,7 @@ def measure():
                 dead.close()
             proxy = SlowProxy(hall.mqtt)
             try:
-                results["slow"] = run_game("127.0.0.1", proxy.port, (name, password))
+                results["slow"] = run_game("127.0.0.1", proxy.port, slow)
             finally:
                 proxy.close()
         finally:
