@@ -44,6 +44,8 @@ ERRORS = {
 class App:
     """One box: displays (1-4 HT16K33), keys, buzzer, journal, clock and a serial emitter."""
 
+    link = None   # the uplink the main loop steps between keys, if any (set on the instance)
+
     def __init__(self, displays, keys, buzzer, journal, ticks_ms, emit=None):
         self.displays = displays
         self.keys = keys
@@ -62,7 +64,6 @@ class App:
         self.drawn = False          # this key's new state is drawn and sent already
         self.page = 0
         self.page_at = 0
-        self.link = None            # the uplink the main loop steps between keys, if any
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
         # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one

@@ -517,7 +517,18 @@ class Link:
             self._write(now)
 
 
-def build(hw, journal, path=SETTINGS):
+def build(hw, app):
+    """The link of the app whose flash holds hall.json (box.runtime.start calls it; `build`,
+    a name the box has already: no new string in its heap); settings that are not right: one
+    line on USB (hw.emit) and None, the box plays on without a link."""
+    try:
+        return link(hw, app.journal)
+    except (ValueError, OSError) as exc:
+        hw.emit('{"hall": "%s"}' % str(exc).replace('"', "'"))
+        return None
+
+
+def link(hw, journal, path=SETTINGS):
     """The link of a box whose flash holds `path`: its journal's Cursor, the board's Wi-Fi
     (hw.wifi, a stand-in on a board without a radio) or network.WLAN's, and the network's
     clock (hw.net_ms where the board's own clock is not the wall's, as in the simulator).

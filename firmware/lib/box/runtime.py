@@ -44,27 +44,14 @@ def start(hw, pinmap=None):
     app = build(hw, pinmap)
     hw.app = app   # lets a simulator or debugger reach the running game
     app.boot()
-    app.link = hall_link(hw, app)   # pyright: ignore[reportAttributeAccessIssue]  (None in App)
+    if app.journal.store.exists("hall.json"):   # the hall's settings: its link (box.mqtt_link)
+        try:
+            from box import mqtt_link
+        except ImportError:   # no network stack: a Pico, not a Pico W
+            hw.emit('{"hall": "hall.json: this board has no network"}')
+        else:
+            app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
     return app
-
-
-HALL = "hall.json"   # the hall's settings on the flash (box.mqtt_link)
-
-
-def hall_link(hw, app):
-    """The box's MQTT link to the hall when the flash holds its settings, else None: a box
-    without a hall imports nothing of it. Settings that are wrong: one line on USB, no link."""
-    if not app.journal.store.exists(HALL):
-        return None
-    from box import mqtt_link
-    try:
-        return mqtt_link.build(hw, app.journal, HALL)
-    except ImportError:   # a board without a network stack (a Pico, not a Pico W)
-        hw.emit('{"hall": "hall.json: this board has no network"}')
-        return None
-    except (ValueError, OSError) as exc:
-        hw.emit('{"hall": "%s"}' % str(exc).replace('"', "'"))
-        return None
 
 
 def run(hw, pinmap=None):
