@@ -315,3 +315,33 @@ def test_the_box_without_settings_imports_nothing_and_bad_ones_are_one_line(tmp_
                                'characters"}']
         box.tap("PLAY")
         assert box.mode == "running" and box.dump()["hall_link"] is True
+
+
+def test_no_acknowledgement_for_three_returns_connects_again(tmp_path, broker):
+    """Lines out and the hall silent (the broker took them, routes no ack back): the cursor
+    goes back three times, then the link closes the connection, even with a ping due."""
+    root, body = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+    broker.send(publish(b"matchbox/t1/ack", b'{"hall": "b1", "game": null, "seq": 0}'))
+    steps(link, clock, 4)
+    assert link.cursor.out
+    steps(link, clock, 4, ms=16000)                 # past STALL_MS and the ping's 15 s
+    assert "x no acknowledgement from the hall" in told and link.dropped == 1
+    assert link.sock is None or link.state == mqtt_link.TCP   # and connecting again
+
+
+def test_a_fault_inside_a_step_drops_the_connection_not_the_box(tmp_path, broker):
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+
+    def broken(now):
+        raise KeyError("a bug")
+    link._lines = broken
+    steps(link, clock, 2)
+    assert told[-1] == "x KeyError: 'a bug'" and link.sock is None

@@ -303,6 +303,8 @@ class Link:
                 return
             if self.state == UP:
                 self._lines(now)
+                if self.sock is None:   # dropped: no acknowledgement for too long
+                    return
             if ticks.diff(now, self.heard) > KEEPALIVE_S * 1500:
                 self._drop(now, "the broker is silent")
                 return
@@ -311,6 +313,8 @@ class Link:
             self._write(now)
         except OSError as exc:
             self._drop(now, "socket error %s" % (exc.args[0] if exc.args else "?"))
+        except Exception as exc:   # a fault of the link must not stop the box: said, dropped
+            self._drop(now, "%s: %s" % (type(exc).__name__, exc))
 
     # --- connecting ----------------------------------------------------------------------------
 
