@@ -18,7 +18,10 @@ Prints, for each firmware, with PASS/MISSED per goal (judged on the image given 
   - I2C bytes per key press over a human-paced game against Adafruit's Seg7x4 (its
     CircuitPython driver, run here) rewriting only the displays whose content changed, same
     content, same run: goal <= 0.35x;
-  - flash erases and bytes programmed per accepted action and per UNDO.
+  - flash erases and bytes programmed per accepted action and per UNDO;
+  - the hall's uplink cursor (box.uplink, which a Pico W runs; this board has no radio, so the
+    MQTT link itself cannot run here) over the 5001-line journal: each line it gives, finding
+    its place 4000 lines on, a call once caught up, its heap.
 
 Run: .venv/bin/python bench/bench_emulated_pico.py [--uf2 PATH] [--json] [--strict]
 (PATH: default the image `make uf2` makes, built now from the code as it stands; stock
@@ -684,6 +687,7 @@ def measure(name, uf2, files, steps):
         rows = run.flash[kind]
         f["flash_erases_per_%s" % kind] = round(statistics.mean(r[0] for r in rows), 2)
         f["flash_bytes_per_%s" % kind] = round(statistics.mean(r[1] for r in rows))
+    f.update(pico_cursor(fw, resumed[-1][2]))   # the longest journal (5001 lines)
     return f
 
 
@@ -783,6 +787,14 @@ def report(figures, main_name, labels):
           "(4 KB erase %.0f ms, page %.1f ms) would take about %.0f ms a PLAY/PASS, after the "
           "displays show it" % (ERASE_MS, PAGE_PROGRAM_MS, erase * ERASE_MS + pages * PAGE_PROGRAM_MS))
     missed += [m for m in goals_missed(f) if m not in missed]
+    print("\n7. The hall's uplink cursor (box.uplink; a Pico W would run it, this board has no "
+          "radio) over the %d-line journal, emulated us" % f["resume_journal_lines"]["longest_journal"])
+    print(row("a line given (next()), median", figures, "cursor_next_us_median", "%d us"))
+    print(row("a line given (next()), worst", figures, "cursor_next_us_max", "%d us"))
+    print(row("finding its place 4000 lines on: calls", figures, "cursor_find_calls", "%d"))
+    print(row("  the slowest call (64 lines)", figures, "cursor_find_us_max", "%d us"))
+    print(row("caught up: a call (one stat)", figures, "cursor_caught_up_us_max", "%d us"))
+    print(row("its heap and its modules'", figures, "cursor_heap_bytes", "%d B"))
     return missed
 
 
