@@ -18,7 +18,10 @@ Prints, for each firmware, with PASS/MISSED per goal (judged on the image given 
   - I2C bytes per key press over a human-paced game against Adafruit's Seg7x4 (its
     CircuitPython driver, run here) rewriting only the displays whose content changed, same
     content, same run: goal <= 0.35x;
-  - flash erases and bytes programmed per accepted action and per UNDO.
+  - flash erases and bytes programmed per accepted action and per UNDO;
+  - the hall's uplink cursor (box.uplink, which a Pico W runs; this board has no radio, so the
+    MQTT link itself cannot run here) over the 5001-line journal: each line it gives, finding
+    its place 4000 lines on, a call once caught up, its heap.
 
 Run: .venv/bin/python bench/bench_emulated_pico.py [--uf2 PATH] [--json] [--strict]
 (PATH: default the image `make uf2` makes, built now from the code as it stands; stock
@@ -96,6 +99,62 @@ sys.argv.append("record.txt")
 sys.argv.append("journal.txt")
 import engine_bench
 '''
+
+
+CURSOR_PROBE = b'''import gc, time
+gc.collect()
+base = gc.mem_alloc()
+from box.store import Store
+from box.uplink import Cursor, game_number
+c = Cursor(Store(), "games")
+c.connected()
+c.ack("b1", None, 0, 0)
+steps = []
+sent = 0
+while sent < LINES:
+    t = time.ticks_us()
+    item = c.next(0)
+    steps.append(time.ticks_diff(time.ticks_us(), t))
+    if item is None:
+        break
+    sent += 1
+    c.ack("b1", item[0], item[1], 0)
+gc.collect()
+heap = gc.mem_alloc() - base
+steps.sort()
+c.ack("b2", item[0], item[1] + 4000, 0)   # a new hall start that has 4000 lines more
+calls = 0
+worst = 0
+while True:
+    t = time.ticks_us()
+    got = c.next(0)
+    d = time.ticks_diff(time.ticks_us(), t)
+    calls += 1
+    worst = max(worst, d)
+    if got is not None or calls > 500:
+        break
+f = open("games/current.txt", "rb")
+total = 0
+while True:
+    chunk = f.read(512)
+    if not chunk:
+        break
+    total += chunk.count(b"\\n")
+f.close()
+c.ack("b3", item[0], total, 0)   # the hall has it all: caught up, the next calls only look
+for _ in range(200):
+    if c.next(0) is None and c._waiting is not None:
+        break
+idle = 0
+for _ in range(20):
+    t = time.ticks_us()
+    c.next(0)
+    idle = max(idle, time.ticks_diff(time.ticks_us(), t))
+print("CURSOR %d %d %d %d %d %d %d %d" % (sent, steps[len(steps) // 2], steps[-1], heap, calls,
+                                          worst, got[1] if got else -1, idle))
+'''
+CURSOR_LINES = 300   # lines the cursor gives on the emulated Pico (each one a file's open,
+                     # seek, one line read and close)
 
 
 def kb(n):
@@ -394,6 +453,21 @@ def unix_displays(extra):
         return box.displays()
 
 
+def pico_cursor(fw, extra):
+    """The uplink's cursor (box.uplink) on the board over a journal: the cost of each next()
+    giving the first CURSOR_LINES lines, acknowledged one by one (emulated us), the heap it
+    and its modules take, finding its place 4000 lines on after a new hall start (calls of at
+    most 64 lines each, the slowest call), and a call once caught up (one stat)."""
+    files = dict(extra)
+    files["cursor_probe.py"] = CURSOR_PROBE.replace(b"LINES", b"%d" % CURSOR_LINES)
+    words = run_probe(fw, b"import cursor_probe\n", "CURSOR ", files, within_ms=600000).split()
+    sent, p50, worst, heap, calls, find_worst, found, idle = (int(w) for w in words[1:9])
+    return {"cursor_lines": sent, "cursor_next_us_median": p50, "cursor_next_us_max": worst,
+            "cursor_heap_bytes": heap, "cursor_find_calls": calls,
+            "cursor_find_us_max": find_worst, "cursor_found_seq": found,
+            "cursor_caught_up_us_max": idle}
+
+
 def pico_boot(fw, extra):
     """(emulated ms to the first lit frame or None, what the displays show 300 ms later)."""
     with fw.board(extra) as pico:
@@ -613,6 +687,7 @@ def measure(name, uf2, files, steps):
         rows = run.flash[kind]
         f["flash_erases_per_%s" % kind] = round(statistics.mean(r[0] for r in rows), 2)
         f["flash_bytes_per_%s" % kind] = round(statistics.mean(r[1] for r in rows))
+    f.update(pico_cursor(fw, resumed[-1][2]))   # the longest journal (5001 lines)
     return f
 
 
@@ -712,6 +787,14 @@ def report(figures, main_name, labels):
           "(4 KB erase %.0f ms, page %.1f ms) would take about %.0f ms a PLAY/PASS, after the "
           "displays show it" % (ERASE_MS, PAGE_PROGRAM_MS, erase * ERASE_MS + pages * PAGE_PROGRAM_MS))
     missed += [m for m in goals_missed(f) if m not in missed]
+    print("\n7. The hall's uplink cursor (box.uplink; a Pico W would run it, this board has no "
+          "radio) over the %d-line journal, emulated us" % f["resume_journal_lines"]["longest_journal"])
+    print(row("a line given (next()), median", figures, "cursor_next_us_median", "%d us"))
+    print(row("a line given (next()), worst", figures, "cursor_next_us_max", "%d us"))
+    print(row("finding its place 4000 lines on: calls", figures, "cursor_find_calls", "%d"))
+    print(row("  the slowest call (64 lines)", figures, "cursor_find_us_max", "%d us"))
+    print(row("caught up: a call (one stat)", figures, "cursor_caught_up_us_max", "%d us"))
+    print(row("its heap and its modules'", figures, "cursor_heap_bytes", "%d B"))
     return missed
 
 

@@ -5,7 +5,7 @@ For each size (default 50, 100, 200 and 500 tables), in a hall folder of its own
   - the tables are boxes enrolled with the hall's own `accounts.enrol` (what `matchbox hall
     enrol` runs: real accounts, Argon2 hashes, the broker checks each password); they speak
     the hall's protocol (host_tools.hall.protocol: each journal line one QoS 1 message on the
-    box's topic, at most uplink.WINDOW lines not yet acknowledged, acknowledgements read from
+    box's topic, at most box.uplink.WINDOW lines not yet acknowledged, acknowledgements read from
     the box's ack topic), with paho-mqtt clients driven by one poll loop a process, in a few
     generator processes (--workers, default 2), not a thread a table;
   - each table plays random legal games from the engine (tests/portable/engine_helpers, as
@@ -17,8 +17,8 @@ For each size (default 50, 100, 200 and 500 tables), in a hall folder of its own
   - one client of the page follows /events (Server-Sent Events) as the page does;
   - latency: from the moment a table writes a line (the line made and handed to its MQTT
     client) to the moment the first event showing it (its table's game and sequence at or past
-    it) reaches the page's client; p50, p99, max. The host-side uplink's look at the journal
-    every 50 ms (uplink.POLL_S) is not in it;
+    it) reaches the page's client; p50, p99, max. The box's own wait between its link's steps
+    (the main loop's pace) is not in it;
   - the hall's process (broker and hall): CPU over the measured window in % of one core, its
     resident memory (VmRSS) before the load and at its peak, from /proc;
   - the generator's own CPU, and the machine's load average before and after each size.
@@ -60,7 +60,8 @@ for path in (ROOT, os.path.join(ROOT, "tests"), os.path.join(ROOT, "tests", "por
 import bench_emulated_pico as bep  # noqa: E402
 import engine_helpers as eh  # noqa: E402
 from hall_helpers import MOSQUITTO, Hall, Mosquitto, free_port  # noqa: E402
-from host_tools.hall import accounts, protocol, uplink  # noqa: E402
+from box.uplink import WINDOW  # noqa: E402
+from host_tools.hall import accounts, protocol  # noqa: E402
 from host_tools.virtual.box import action_keys, setup_keys  # noqa: E402
 from tycoon import writer  # noqa: E402
 from tycoon.game import Game  # noqa: E402
@@ -143,7 +144,7 @@ class Table:
         self.send()
 
     def send(self):
-        while self.connected and self.pending and len(self.window) < uplink.WINDOW:
+        while self.connected and self.pending and len(self.window) < WINDOW:
             key, message = self.pending.popleft()
             self.client.publish(protocol.journal_topic(self.box), message, qos=1)
             self.window.append((key, message))

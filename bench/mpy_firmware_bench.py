@@ -133,4 +133,5 @@ def main():
     print("first_frame_us=%d" % first_frame_us)
 
 
-main()
+if __name__ == "__main__":   # bench/mpy_uplink_bench.py imports its game
+    main()

@@ -251,6 +251,40 @@ def key_in(box, keys):
     box.advance(200)
 
 
+def linked_box(flash, url):
+    """A virtual box whose flash holds the hall's settings for url (hall.json, as `sim
+    --uplink` writes it): its firmware's own link (box.mqtt_link) runs in its main loop."""
+    from host_tools.hall import uplink
+    from host_tools.virtual.box import VBox
+    os.makedirs(flash, exist_ok=True)
+    uplink.write_settings(os.path.join(flash, uplink.SETTINGS), uplink.settings(url))
+    return VBox(flash=flash)
+
+
+def acked_past(box, seq, timeout):
+    """Run the box until the hall has acknowledged more than `seq` lines of a game."""
+    from host_tools.hall import uplink
+    return uplink.pump(box, lambda: box.link["acked"] and box.link["acked"][1] > seq, timeout)
+
+
+def all_delivered(box, timeout):
+    """Run the box until the hall has acknowledged every line of its flash; how far it got
+    when it has not."""
+    from host_tools.hall import uplink
+    if uplink.pump(box, lambda: uplink.delivered(box, box.flash), timeout):
+        return True
+    return uplink.progress(box, box.flash)
+
+
+def take_over(port, url):
+    """Connect with the box's own client id and account, then leave: the broker drops the
+    box's connection (MQTT's session takeover), as a Wi-Fi drop would."""
+    _, _, box, password = protocol.parse_url(url)
+    c = Client(port, box, password, client_id="box-" + box)
+    assert c.rc is not None and not c.rc.is_failure, c.rc
+    c.close()
+
+
 def box_games(flash):
     """[(game id, bytes)] of a box's flash, in the uplink's order."""
     from host_tools.hall.uplink import Flash

@@ -393,3 +393,29 @@ def test_pull_saves_the_plain_game_record_of_a_journal(capsys, pico, tmp_path):
     status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "torn"))
     assert status == 0 and "/games/current.txt:10: syntax: " in err
     assert (tmp_path / "torn/current.txt").read_bytes() == journal[:-3]
+
+
+def test_hall_settings_go_on_the_board_and_stay(capsys, pico, fw, tmp_path):
+    settings = tmp_path / "t1.json"
+    settings.write_text('{"host": "192.168.4.2", "port": 1883, "box": "t1", "password": "pw"}\n')
+    status, out, err = _flash(capsys, pico, fw, "--hall-settings", str(settings))
+    assert status == 0, out + err
+    board_file = tmp_path / "flash" / "hall.json"
+    assert board_file.read_bytes() == settings.read_bytes()
+    assert "verified 7 files on the board by sha256" in out
+    status, out, err = _flash(capsys, pico, fw)          # a flash without it leaves it be
+    assert status == 0 and board_file.read_bytes() == settings.read_bytes()
+    assert "hall.json" not in out
+
+
+@pytest.mark.parametrize("text,why", [
+    ('{"host": "h", "box": "t1"}', "password is not a string"), ("nope", "not JSON")])
+def test_bad_hall_settings_are_one_line_and_nothing_is_copied(capsys, pico, fw, tmp_path, text,
+                                                             why):
+    settings = tmp_path / "bad.json"
+    settings.write_text(text)
+    status, out, err = _flash(capsys, pico, fw, "--hall-settings", str(settings))
+    assert status == 2 and out == ""
+    assert err.startswith("matchbox flash: --hall-settings: ") and why in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "flash" / "lib").exists()

@@ -1,5 +1,7 @@
 """`matchbox hall enrol`: a box's account with a random password stored only hashed, in the
-formats amqtt and Mosquitto read; names checked, duplicates refused in one line."""
+formats amqtt and Mosquitto read; names checked, duplicates refused in one line; the box's
+settings for the hall (hall.json, 0600, the Wi-Fi password never on the command line)."""
+import json
 import os
 import re
 
@@ -75,3 +77,46 @@ def test_a_file_for_the_folder_is_refused(tmp_path, capsys):
     path.write_text("x")
     status, out, err = enrol(capsys, str(path), "t1")
     assert status == 2 and err.startswith("matchbox hall: cannot use %s" % path)
+
+
+def test_enrol_writes_the_box_settings_0600(tmp_path, capsys, monkeypatch):
+    hall = str(tmp_path / "hall")
+    monkeypatch.setenv("MATCHBOX_WIFI_PASSWORD", "room-secret")
+    status, out, err = enrol(capsys, hall, "t1", "--host", "192.168.4.2", "--wifi-ssid", "Room")
+    assert status == 0 and err == ""
+    password = re.match(r"^mqtt://t1:([^@]+)@192\.168\.4\.2:1883$", out).group(1)
+    path = os.path.join(hall, "boxes", "t1", "hall.json")
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
+    with open(path) as f:
+        assert json.load(f) == {"host": "192.168.4.2", "port": 1883, "box": "t1",
+                                "password": password, "ssid": "Room",
+                                "wifi_password": "room-secret"}
+    other = str(tmp_path / "t2.json")
+    monkeypatch.delenv("MATCHBOX_WIFI_PASSWORD")
+    status, out, err = enrol(capsys, hall, "t2", "--settings", other)
+    assert status == 0 and os.stat(other).st_mode & 0o777 == 0o600
+    with open(other) as f:
+        assert "ssid" not in json.load(f)
+
+
+@pytest.mark.parametrize("argv,env,why", [
+    (["--wifi-ssid", "Room"], None, "--wifi-ssid: the Wi-Fi password comes from "
+                                    "$MATCHBOX_WIFI_PASSWORD or a prompt"),
+    (["--wifi-ssid", "Room"], "short", "--wifi-ssid: a WPA2 password is 8 to 63 characters"),
+    (["--wifi-ssid", "x" * 33], "long enough", "--wifi-ssid: a Wi-Fi network's name is 1 to 32"),
+    (["--settings", "/proc/t1.json"], None, "cannot write in /proc"),
+])
+def test_settings_slips_are_one_line_and_enrol_nothing(tmp_path, capsys, monkeypatch, argv, env,
+                                                       why):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    if env is None:
+        monkeypatch.delenv("MATCHBOX_WIFI_PASSWORD", raising=False)
+    else:
+        monkeypatch.setenv("MATCHBOX_WIFI_PASSWORD", env)
+    hall = str(tmp_path / "hall")
+    status, out, err = enrol(capsys, hall, "t1", *argv)
+    assert status == 2 and out == "" and "\n" not in err
+    assert err.startswith("matchbox hall: ") and why in err, err
+    assert not os.path.exists(accounts.amqtt_file(hall)) or accounts.boxes(hall) == []

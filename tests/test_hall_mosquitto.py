@@ -5,10 +5,8 @@ import os
 
 import pytest
 
-from hall_helpers import (MOSQUITTO, NO_MOSQUITTO, Hall, Mosquitto, box_games, enrol,
-                          free_port, game_ops, key_in, until)
-from host_tools.hall import uplink as up
-from host_tools.virtual.box import VBox
+from hall_helpers import (MOSQUITTO, NO_MOSQUITTO, Hall, Mosquitto, acked_past, all_delivered,
+                          box_games, enrol, free_port, game_ops, key_in, linked_box)
 
 pytestmark = [pytest.mark.timeout(180),
               pytest.mark.skipif(MOSQUITTO is None, reason=NO_MOSQUITTO)]
@@ -23,29 +21,26 @@ def test_hall_and_broker_killed_mid_game_lose_nothing(tmp_path):
     hall = Hall(folder, broker=port).start()
     flash = str(tmp_path / "flash")
     ops, _ = game_ops(17, SETUP, 60)
-    link = up.Uplink(flash, url)
-    link.start()
     quarter = len(ops) // 4
     try:
-        with VBox(flash=flash) as box:
+        with linked_box(flash, url) as box:
             box.boot()
             for op in ops[:quarter]:
                 key_in(box, op)
-            assert until(lambda: link.acked and link.acked[1] > 6, 10), link.progress()
+            assert acked_past(box, 6, 10), box.link
             hall.kill()
             for op in ops[quarter:2 * quarter]:
                 key_in(box, op)
             hall.start()
-            assert until(lambda: link.acked and link.acked[1] > 6 + quarter // 2, 20), link.progress()
+            assert acked_past(box, 6 + quarter // 2, 20), box.link
             broker.kill()
             for op in ops[2 * quarter:3 * quarter]:
                 key_in(box, op)
             broker.start()
             for op in ops[3 * quarter:]:
                 key_in(box, op)
-        assert until(link.delivered, 30), link.progress()
+            assert all_delivered(box, 30) is True
     finally:
-        link.stop()
         hall.stop()
         broker.kill()
     [(game, data)] = box_games(flash)

@@ -1,4 +1,5 @@
-"""The box's uplink (host_tools.hall.uplink) into a hall served with its embedded broker:
+"""The box's own uplink (box.mqtt_link under the unix port) into a hall served with its
+embedded broker:
 `matchbox sim --uplink` delivers a game whose record in the hall replays to the box's own
 state, a box powered on again sends what the hall lacks, and a hall killed with SIGKILL
 mid-game and started again loses nothing while the box goes on."""
@@ -9,10 +10,9 @@ import subprocess
 
 import pytest
 
-from hall_helpers import CLI, Hall, box_games, enrol, free_port, game_ops, key_in, until
+from hall_helpers import (CLI, Hall, acked_past, all_delivered, box_games, enrol, game_ops,
+                          key_in, linked_box)
 from host_tools.reports import replay_portable
-from host_tools.hall import uplink as up
-from host_tools.virtual.box import VBox
 
 pytestmark = pytest.mark.timeout(180)
 SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
@@ -98,14 +98,12 @@ def test_hall_killed_mid_game_loses_nothing(hall, tmp_path):
     hall.start()
     flash = str(tmp_path / "flash")
     ops, game = game_ops(11, SETUP, 60)
-    link = up.Uplink(flash, hall.url)
-    link.start()
-    with VBox(flash=flash) as box:
+    with linked_box(flash, hall.url) as box:
         box.boot()
         third = len(ops) // 3
         for op in ops[:third]:
             key_in(box, op)
-        assert until(lambda: link.acked and link.acked[1] > 6, 10), link.progress()
+        assert acked_past(box, 6, 10), box.link
         hall.kill()                                    # SIGKILL: the hall and its broker
         for op in ops[third:2 * third]:                # the box goes on without the hall
             key_in(box, op)
@@ -113,10 +111,7 @@ def test_hall_killed_mid_game_loses_nothing(hall, tmp_path):
         for op in ops[2 * third:]:
             key_in(box, op)
         box_state = box.state()
-    try:
-        assert until(link.delivered, 30), link.progress()
-    finally:
-        link.stop()
+        assert all_delivered(box, 30) is True
     [(game_id, data)] = box_games(flash)
     assert hall.files() == {os.path.join("t1", game_id + ".txt"): data}
     assert replayed(data) == box_state
@@ -159,14 +154,12 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
         current.write_bytes(b"".join(writer.tagged(i + 1, t) for i, t in enumerate(texts)))
         return current.read_bytes()
     before = write(journal)
-    link = up.Uplink(str(tmp_path / "flash"), hall.url)
-    link.start()
-    up.deliver(link, 30)
+    out = sim(str(tmp_path / "flash"), hall.url)   # the box powered on: its own link
+    assert out.returncode == 0, out.stderr
     assert hall.get("/tables/t1.txt") == before
     after = write(played_out)                     # what a repair at power-up leaves
-    link = up.Uplink(str(tmp_path / "flash"), hall.url)
-    link.start()
-    up.deliver(link, 30)
+    out = sim(str(tmp_path / "flash"), hall.url)   # the box powered on: its own link
+    assert out.returncode == 0, out.stderr
     assert hall.get("/tables/t1.txt") == after
     (game_id, _, _), = up.Flash(str(tmp_path / "flash")).list()
     files = hall.files()

@@ -11,8 +11,10 @@ Two kinds of board, told apart by asking the board (host_tools.device.romfs_boar
   when the board cannot load this .mpy format, hash the firmware files on the board, remove
   stale firmware files, copy the changed ones, verify every file by sha256, reset.
 Only firmware files are ever touched: /main.py, /boot.py, the pin map, files under /lib/box/
-and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has), and the ROMFS partition.
-/games/ never is. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem
+and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has), and the ROMFS partition; with
+`--hall-settings FILE` also /hall.json (the box's settings for the hall, checked first by the
+firmware's own reader), copied and verified as the others; without it /hall.json is left as it
+is. /games/ never is touched. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem
 or refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
 """
 import errno
@@ -33,6 +35,7 @@ from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py", "/boot.py", BOARD_PINMAP)
 PROTECTED = "/games/"
+HALL_SETTINGS = "/hall.json"   # copied only with --hall-settings, never removed
 
 
 def add_arguments(parser):
@@ -46,11 +49,14 @@ def add_arguments(parser):
     parser.add_argument("--timeout", type=seconds_in(0, 3600), default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
     parser.add_argument("--firmware", default=FIRMWARE, help="firmware folder to flash (default: the one this matchbox ships)")
+    parser.add_argument("--hall-settings", metavar="FILE",
+                        help="also put this file on the box as hall.json: its settings for the "
+                             "hall, as `matchbox hall enrol` writes them (docs/hall.md)")
 
 
 def run(args):
     return flash(port=args.port, source=args.source, dry_run=args.dry_run,
-                 root=args.firmware, timeout=args.timeout)
+                 root=args.firmware, timeout=args.timeout, hall_settings=args.hall_settings)
 
 
 def owned(staged_paths):
@@ -78,8 +84,27 @@ def _error(message, status=CANNOT):
     raise MatchboxError("", message, status)
 
 
-def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNECT_TIMEOUT):
-    """Flash the firmware tree at root to the board on port; returns the exit status."""
+def read_hall_settings(path):
+    """The bytes of a hall.json for the box, checked by the firmware's own reader
+    (box.mqtt_link.load); MatchboxError saying what is wrong."""
+    from host_tools import resources
+    link = resources.firmware_module("box.mqtt_link")
+    store = resources.firmware_module("box.store").Store()
+    try:
+        link.load(store, path)
+        with open(path, "rb") as f:
+            return f.read()
+    except link.SettingsError as exc:
+        raise MatchboxError("--hall-settings", str(exc)) from None
+    except OSError as exc:
+        raise MatchboxError("--hall-settings", "%s: %s" % (path, exc.strerror or exc)) from None
+
+
+def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNECT_TIMEOUT,
+          hall_settings=None):
+    """Flash the firmware tree at root to the board on port (and `hall_settings`, a file, as
+    /hall.json); returns the exit status."""
+    settings = read_hall_settings(hall_settings) if hall_settings else None
     if not os.path.isfile(os.path.join(root, "main.py")):
         _error("%s is not a firmware folder: it has no main.py (--firmware names a folder "
                "like firmware/ of this project)" % root)
@@ -93,6 +118,10 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
         if not staged:
             return _error("no firmware files under %s" % root)
         local = {"/" + name: digest for name, digest in staged}
+        if settings is not None:
+            with open(stage_dir + HALL_SETTINGS, "wb") as f:
+                f.write(settings)
+            local[HALL_SETTINGS] = hashlib.sha256(settings).hexdigest()
         native = set()
         for name, _ in staged:
             if name.endswith(".mpy"):
@@ -209,7 +238,7 @@ def _flash_image(board, part, stage_dir, local, source, dry_run, root, timeout):
     # On littlefs only the pin map (and main.py where it is not frozen); the littlefs copies
     # of the box's modules would never run (ROMFS comes first on sys.path): removed. The image
     # carries the default pin map too, for a Pico that only ever got the UF2.
-    keep = [BOARD_PINMAP] + ([] if part.frozen_main else ["/main.py"])
+    keep = [BOARD_PINMAP, HALL_SETTINGS] + ([] if part.frozen_main else ["/main.py"])
     wanted = {path: local[path] for path in keep if path in local}
     dirs, files_owned = owned(local)
     on_board = board.hashes(paths=files_owned, dirs=dirs)

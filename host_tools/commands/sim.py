@@ -61,8 +61,9 @@ def add_arguments(parser):
                              "(default 30); then status 2 and how far it got")
 
 
-def headless(args, steps, record, warning, devices, out=None):
-    """Run the box without a UI, pressing steps (parse_keys); returns the exit status."""
+def headless(args, steps, record, warning, devices, out=None, after=None):
+    """Run the box without a UI, pressing steps (parse_keys); returns the exit status.
+    `after(box)` runs once the keys have settled, while the box is still on."""
     out = out or sys.stdout
     if warning:
         print(warning, file=sys.stderr)
@@ -89,14 +90,17 @@ def headless(args, steps, record, warning, devices, out=None):
             stream()
             result = {"displays": box.displays(), "state": box.state(),
                       "journal": box.journal_text()}
+            if not args.stream:
+                out.write(json.dumps(result) + "\n")
+                out.flush()
+            if after is not None:
+                after(box)
         except BoxError as exc:
             raise MatchboxError("the box failed", one_line(exc), VERDICT) from None
         if box.mode != "running":
             lines = [line for line in box.console if line.strip()]
             raise MatchboxError("the firmware stopped (%s)" % box.mode, one_line(
                 lines[-1] if lines else "it printed nothing"), VERDICT)
-    if not args.stream:
-        out.write(json.dumps(result) + "\n")
     return 0
 
 
@@ -183,18 +187,25 @@ def run(args):
 
 
 def with_uplink(args, steps, record, warning, devices):
-    """Run the box while host_tools.hall.uplink sends its journal from the flash folder;
-    then wait until the hall has acknowledged every line (docs/hall.md)."""
+    """Run the box with the firmware's own hall link (box.mqtt_link under the unix port: the
+    settings go into the flash folder as the box's hall.json, from the URL); after the keys,
+    or once the terminal simulator is closed (the box is then powered on again from its
+    journal), let it run until the hall has acknowledged every line (docs/hall.md)."""
     from host_tools.hall import uplink
-    up = uplink.Uplink(args.flash, args.uplink)
-    up.start()
-    try:
-        if args.headless:
-            status = headless(args, steps, record, warning, devices)
-        else:
-            status = interactive(args, record, warning, devices)
-    except BaseException:
-        up.stop()
-        raise
-    uplink.deliver(up, args.uplink_timeout)
+    os.makedirs(args.flash, exist_ok=True)
+    uplink.write_settings(os.path.join(args.flash, uplink.SETTINGS), uplink.settings(args.uplink))
+    url = args.uplink
+
+    def deliver(box):
+        uplink.deliver(box, args.flash, url, args.uplink_timeout)
+    if args.headless:
+        return headless(args, steps, record, warning, devices, after=deliver)
+    status = interactive(args, record, warning, devices)
+    box = make_box(args, None, devices)
+    with box:
+        try:
+            box.boot()
+            deliver(box)
+        except BoxError as exc:
+            raise MatchboxError("the box failed", one_line(exc), VERDICT) from None
     return status

@@ -10,8 +10,8 @@ standings over HTTP. One module a job:
     protocol   topics and messages: a journal line, the hall's acknowledgement
     records    each table's record in the hall's folder, durable, in sequence, no duplicates
     keeper     the hall's MQTT client: stores what the boxes send, acknowledges it
-    uplink     the box's side: reads its journal from its flash folder and sends what the
-               hall has not acknowledged
+    uplink     the host's side of a box's uplink (the firmware's box.mqtt_link): the box's
+               settings file, a flash folder's games, waiting for the hall's acknowledgement
     standings  places and points across the games of the event
     displays   a table's four displays, drawn by the firmware's screens
     site       the HTTP side: tables, records, standings, the live page

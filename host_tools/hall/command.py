@@ -1,6 +1,7 @@
 """`matchbox hall`: enrol boxes, serve the hall, write a Mosquitto configuration (docs/hall.md).
 
-    matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--force]
+    matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--force] [--settings FILE]
+                                [--wifi-ssid SSID]
     matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--broker URL] [--points LIST]
     matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q]
 
@@ -14,6 +15,7 @@ from host_tools.errors import MatchboxError, check_folder, int_in
 
 DEFAULT_PORT = 8780
 MQTT_PORT = 1883
+WIFI_ENV = "MATCHBOX_WIFI_PASSWORD"   # the Wi-Fi password of `enrol --wifi-ssid` (not in argv)
 
 
 def _where(parser, host_help, port_help):
@@ -35,6 +37,12 @@ def add_arguments(parser):
            "the broker's port in the URL")
     enrol.add_argument("--force", action="store_true",
                        help="give a box enrolled already a new password")
+    enrol.add_argument("--settings", metavar="FILE",
+                       help="where to write the box's settings for the hall (default "
+                            "DIR/boxes/BOX/hall.json, mode 0600; put it on the box as hall.json)")
+    enrol.add_argument("--wifi-ssid", metavar="SSID",
+                       help="the Wi-Fi network a Pico W joins; its password comes from "
+                            "$%s or a prompt, never the command line" % WIFI_ENV)
     serve = sub.add_parser("serve", help="run the hall: its broker, its records, its page",
                            description="run the hall from the folder DIR: the embedded MQTT "
                                        "broker (or --broker), every table's record, the page")
@@ -63,18 +71,48 @@ def _url_host(host):
     return "[%s]" % host if ":" in host else host
 
 
+def _wifi_password(ssid):
+    """The Wi-Fi password: $MATCHBOX_WIFI_PASSWORD, else asked on the terminal."""
+    if ssid is None:
+        return None
+    if not 1 <= len(ssid.encode()) <= 32:
+        raise MatchboxError("--wifi-ssid", "a Wi-Fi network's name is 1 to 32 bytes")
+    password = os.environ.get(WIFI_ENV)
+    if password is None:
+        if not sys.stdin.isatty():
+            raise MatchboxError("--wifi-ssid", "the Wi-Fi password comes from $%s or a prompt, "
+                                "and there is no terminal to ask on" % WIFI_ENV)
+        import getpass
+        password = getpass.getpass("Wi-Fi password for %s: " % ssid)
+    if password and not 8 <= len(password.encode()) <= 63:
+        raise MatchboxError("--wifi-ssid", "a WPA2 password is 8 to 63 characters (or none for "
+                            "an open network)")
+    return password
+
+
 def enrol(args):
-    from host_tools.hall import accounts
+    from host_tools.hall import accounts, uplink
     try:
         accounts.check_name(args.box)
     except accounts.AccountError as exc:
         raise MatchboxError("BOX", str(exc)) from None
     check_folder(args.dir, "folder for the hall")
+    wifi = _wifi_password(args.wifi_ssid)
+    path = args.settings or os.path.join(args.dir, "boxes", args.box, uplink.SETTINGS)
+    where = os.path.dirname(os.path.abspath(path))
+    check_folder(where, "folder for the box's settings")
     try:
         password = accounts.enrol(args.dir, args.box, args.force)
     except accounts.AccountError as exc:
         raise MatchboxError(args.box, str(exc)) from None
-    print("mqtt://%s:%s@%s:%d" % (args.box, password, _url_host(args.host), args.mqtt_port))
+    url = "mqtt://%s:%s@%s:%d" % (args.box, password, _url_host(args.host), args.mqtt_port)
+    try:
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        uplink.write_settings(path, uplink.settings(url, args.wifi_ssid, wifi))
+    except OSError as exc:
+        raise MatchboxError(path, "cannot write the box's settings: %s (the account is made: "
+                            "--force makes it again)" % (exc.strerror or exc)) from None
+    print(url)
     return 0
 
 

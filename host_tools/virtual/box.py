@@ -183,6 +183,10 @@ class VBox(BoardLink):
         self.naks = {}          # address -> writes that got no ACK
         self.reads = []         # (ms, address, register, n): I2C reads of a chip's RAM
         self.cut_at = None      # flash units done when a scheduled cut struck
+        # what the firmware's hall link said (`@u`): connected, the hall's start and its
+        # acknowledgement (game, seq) on this connection, CONNACK's refusal code, drops
+        self.link = {"connected": False, "hall": None, "acked": None, "refused": None,
+                     "dropped": 0, "why": None}
 
     # --- power --------------------------------------------------------------------------------
 
@@ -210,6 +214,7 @@ class VBox(BoardLink):
         self._buf = b""
         self._pending = []
         self.mode = "running"
+        self.link.update(connected=False, hall=None)
         self.watchdog = None
         self.cut_at = None
         self.boots += 1
@@ -324,6 +329,26 @@ class VBox(BoardLink):
         with open(path, "rb") as f:
             return f.read().decode("utf-8", "replace")
 
+    def _link_told(self, text):
+        """`@u TEXT`: what the firmware's hall link (box.mqtt_link) learnt."""
+        kind, _, rest = text.partition(" ")
+        link = self.link
+        if kind == "c":
+            link["connected"] = True
+            link["hall"] = None
+            link["refused"] = None
+        elif kind == "a":
+            boot, game, seq = rest.split()
+            link["hall"] = boot
+            link["acked"] = (None if game == "-" else game, int(seq))
+        elif kind == "r":
+            link["refused"] = int(rest)
+        elif kind == "x":
+            link["hall"] = None
+            link["connected"] = False
+            link["dropped"] += 1
+            link["why"] = rest
+
     # --- the line protocol --------------------------------------------------------------------
 
     def _ended(self):
@@ -372,6 +397,8 @@ class VBox(BoardLink):
                 words = rest.split()
                 if words[0] == "wdt":
                     self.watchdog = int(words[1])
+            elif op == "u":
+                self._link_told(rest)
             elif op == "r":
                 self.mode = "repl" if rest == "return" else "crashed"
             elif op == "x":

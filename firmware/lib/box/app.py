@@ -34,6 +34,8 @@ REFRESH_MS = const(15000)
 class App:
     """One box: displays (1-4 HT16K33), keys, buzzer, journal, clock and a serial emitter."""
 
+    link = None   # the uplink the main loop steps between keys, if any (set on the instance)
+
     def __init__(self, displays, keys, buzzer, journal, ticks_ms, emit=None):
         self.displays = displays
         self.keys = keys

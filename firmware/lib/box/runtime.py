@@ -44,6 +44,13 @@ def start(hw, pinmap=None):
     app = build(hw, pinmap)
     hw.app = app   # lets a simulator or debugger reach the running game
     app.boot()
+    if app.journal.store.exists("hall.json"):   # the hall's settings: its link (box.mqtt_link)
+        try:
+            from box import mqtt_link
+        except ImportError:   # no network stack: a Pico, not a Pico W
+            hw.emit('{"hall": "hall.json: this board has no network"}')
+        else:
+            app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
     return app
 
 
@@ -54,7 +61,13 @@ def run(hw, pinmap=None):
 
 
 def loop(hw, app):
-    """The main loop of a booted app, forever."""
+    """The main loop of a booted app, forever: between two passes over the keys, a step of
+    the app's link when it has one and no key is down. A step never waits on what it carries
+    but may take milliseconds on a Pico (a journal line read from flash): one that began as a
+    key went down ends within the key's 20 ms debounce, and none runs until the key is up."""
+    down = app.keys._raw   # the keys as last read, 1 = down
     while True:
         app.step()
+        if app.link is not None and down.find(b"\x01") < 0:
+            app.link.step()
         hw.idle()

@@ -9,6 +9,7 @@ button states become pin levels, so the firmware's own matrix scan and debouncin
 import sys
 import errno
 import binascii
+import time as _wall   # the real clock: the hall's broker runs in real time, not the board's
 
 from box import store as _store
 
@@ -423,7 +424,8 @@ class VirtualBoard:
 
     def dump(self):
         """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
-        the app's mode and its game as state JSON."""
+        the app's mode, whether the hall's link (box.mqtt_link, umqtt) is imported, and the
+        game as state JSON."""
         from tycoon.state import to_json
         app = getattr(self.hw, "app", None) or getattr(self.pico_hw, "app", None)
         mode = "none"
@@ -436,9 +438,19 @@ class VirtualBoard:
                     mode = name.lower()
         import gc
         gc.collect()
+        linked = "box.mqtt_link" in sys.modules or "umqtt.simple" in sys.modules
         send('d {"time": %d, "flash_ops": %d, "heap": %d, "watchdog": %s, "mode": "%s", '
-             '"game": %s}' % (self.now, self.flash.ops, gc.mem_alloc(),
-                              "true" if self.wdt is not None else "false", mode, to_json(game)))
+             '"hall_link": %s, "game": %s}' % (
+                 self.now, self.flash.ops, gc.mem_alloc(),
+                 "true" if self.wdt is not None else "false", mode,
+                 "true" if linked else "false", to_json(game)))
+
+
+class _OnTheNetwork:
+    """Stands in for the Pico W's Wi-Fi join (box.mqtt_link.Wifi): joined already."""
+
+    def up(self, now):
+        return True
 
 
 class HW:
@@ -456,6 +468,14 @@ class HW:
         self.games = "games"
         self.store = board.flash
         self.wdt = None
+        # the hall's link (box.mqtt_link): the unix port is on the network already (no
+        # Wi-Fi to join), and its timers run on the wall's clock, as the broker does
+        self.wifi = _OnTheNetwork()
+        self.net_ms = _wall.ticks_ms
+
+    def tell(self, text):
+        """What the hall's link learns (box.mqtt_link.Link), to the host as `@u TEXT`."""
+        send("u " + text)
 
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)

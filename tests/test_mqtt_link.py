@@ -1,0 +1,347 @@
+"""box.mqtt_link on CPython against scripted brokers on 127.0.0.1: the packets it sends are
+MQTT 3.1.1's, a QoS 1 line does not wait for its PUBACK, PUBACK and SUBACK are read in step,
+the hall's acknowledgement moves the cursor, and every step returns at once whether the broker
+answers, never answers, refuses the box or sends what it should not (each such message left
+with the cursor as it was). The unix port runs the same module in the hall tests."""
+import json
+import os
+import socket
+import struct
+import time
+
+import pytest
+
+from box import mqtt_link
+from box.store import Store
+from box.uplink import Cursor
+
+HEADER = [b"players 3", b"dealer 1", b"expansion none", b"revolution 5", b"sticks 40",
+          b"hands 4 3 4"]
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000
+
+    def __call__(self):
+        return self.now
+
+
+class Joined:
+    def up(self, now):
+        return True
+
+
+def flash(tmp_path, lines=10):
+    games = tmp_path / "games"
+    games.mkdir()
+    body = HEADER + [b"%d: pass" % i for i in range(1, lines - 5)]
+    (games / "current.txt").write_bytes(b"".join(l + b"\n" for l in body))
+    return str(games), body
+
+
+def make_link(root, port, clock, told=None):
+    settings = {"host": "127.0.0.1", "port": port, "box": "t1", "password": "pw"}
+    return mqtt_link.Link(settings, Cursor(Store(), root), clock, Joined(),
+                          (told.append if told is not None else None))
+
+
+class Broker:
+    """A listening socket the test answers by hand."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(4)
+        self.port = self.listener.getsockname()[1]
+        self.conn = None
+        self.got = b""
+
+    def accept(self):
+        self.listener.settimeout(5)
+        self.conn, _ = self.listener.accept()
+        self.conn.settimeout(5)
+        self.conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # as brokers do
+        return self
+
+    def read_packet(self):
+        """(first byte, body) of the next packet the box sent."""
+        while True:
+            if len(self.got) >= 2:
+                size, shift, i = 0, 0, 1
+                while True:
+                    b = self.got[i]
+                    size |= (b & 0x7F) << shift
+                    i += 1
+                    if not b & 0x80:
+                        break
+                    shift += 7
+                if len(self.got) >= i + size:
+                    packet, self.got = self.got[:i + size], self.got[i + size:]
+                    return packet[0], packet[i:]
+            data = self.conn.recv(4096)
+            assert data, "the box closed the connection"
+            self.got += data
+
+    def send(self, data):
+        self.conn.sendall(data)
+
+    def close(self):
+        if self.conn:
+            self.conn.close()
+        self.listener.close()
+
+
+def publish(topic, payload, qos=1, pid=1, retain=True):
+    body = struct.pack("!H", len(topic)) + topic + (struct.pack("!H", pid) if qos else b"") + payload
+    size, length = len(body), b""
+    while True:
+        length += bytes([(size & 0x7F) | (0x80 if size > 0x7F else 0)])
+        size >>= 7
+        if not size:
+            return bytes([0x30 | qos << 1 | retain]) + length + body
+
+
+def steps(link, clock, n=20, ms=10):
+    worst = 0.0
+    for _ in range(n):
+        t = time.perf_counter()
+        link.step()
+        worst = max(worst, time.perf_counter() - t)
+        clock.now += ms
+        time.sleep(0.005)
+    return worst
+
+
+@pytest.fixture
+def broker():
+    b = Broker()
+    yield b
+    b.close()
+
+
+def connected(link, clock, broker):
+    """Step the link through CONNECT/CONNACK/SUBSCRIBE/SUBACK; returns the SUBSCRIBE body."""
+    steps(link, clock, 3)
+    broker.accept()
+    steps(link, clock, 3)
+    op, body = broker.read_packet()
+    assert op == 0x10
+    assert body[:10] == b"\x00\x04MQTT\x04\xc2\x00\x1e"          # 3.1.1, clean, user+pw, 30 s
+    assert b"box-t1" in body and body.endswith(b"\x00\x02t1\x00\x02pw")
+    broker.send(b"\x20\x02\x00\x00")
+    steps(link, clock, 3)
+    op, body = broker.read_packet()
+    assert op == 0x82 and body.endswith(b"\x00\x0fmatchbox/t1/ack\x01")
+    broker.send(b"\x90\x03" + body[:2] + b"\x01")
+    steps(link, clock, 3)
+    assert link.state == mqtt_link.UP
+    return body
+
+
+def test_lines_go_out_without_waiting_for_puback_and_the_ack_moves_the_cursor(tmp_path, broker):
+    root, body = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+    broker.send(publish(b"matchbox/t1/ack", b'{"hall": "b1", "game": null, "seq": 0}'))
+    steps(link, clock, 4)
+    assert broker.read_packet() == (0x40, b"\x00\x01")               # its PUBACK to the hall's ack
+    sent = []
+    for _ in range(len(body)):                                       # no PUBACK sent back yet
+        op, packet = broker.read_packet()
+        assert op == 0x32
+        n = struct.unpack("!H", packet[:2])[0]
+        assert packet[2:2 + n] == b"matchbox/t1/journal"
+        sent.append(json.loads(packet[4 + n:]))
+        steps(link, clock, 2)
+    assert [(m["seq"], m["line"]) for m in sent] == [(i, l.decode()) for i, l in
+                                                     enumerate(body, 1)]
+    game = sent[0]["game"]
+    assert link.cursor.out                                           # not acknowledged yet
+    broker.send(b"\x40\x02\x00\x01" * 3)                             # PUBACKs: only the broker's
+    broker.send(publish(b"matchbox/t1/ack", json.dumps(
+        {"hall": "b1", "game": game, "seq": len(body)}).encode(), pid=2))
+    steps(link, clock, 4)
+    assert link.cursor.acked == (game, len(body)) and not link.cursor.out
+    assert link.cursor.delivered()
+    assert told[:2] == ["c", "a b1 - 0"] and told[-1] == "a b1 %s %d" % (game, len(body))
+
+
+@pytest.mark.parametrize("payload", [
+    b"not json", b"[1, 2]", b'{"game": null, "seq": 0}', b'{"hall": "", "game": null}',
+    b'{"hall": "b", "game": "7", "seq": 1}', b'{"hall": "b", "game": "001-1234567g", "seq": 1}',
+    b'{"hall": "b", "game": "001-12345678", "seq": -1}',
+    b'{"hall": "b", "game": "001-12345678", "seq": true}', b"{" + b" " * 1030 + b"}"])
+def test_a_bad_acknowledgement_is_counted_and_leaves_the_cursor_as_it_was(tmp_path, broker,
+                                                                        payload):
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    link = make_link(root, broker.port, clock)
+    connected(link, clock, broker)
+    broker.send(publish(b"matchbox/t1/ack", b'{"hall": "b1", "game": null, "seq": 0}'))
+    steps(link, clock, 3)
+    before = (link.cursor.boot, link.cursor.acked)
+    broker.send(publish(b"matchbox/t1/ack", payload, pid=2))
+    broker.send(publish(b"matchbox/t2/ack", b'{"hall": "b2", "game": null, "seq": 0}', pid=3))
+    steps(link, clock, 4)
+    assert (link.cursor.boot, link.cursor.acked) == before
+    assert link.bad == 2 and link.state == mqtt_link.UP
+
+
+def test_a_refused_account_is_said_and_tried_again_after_a_back_off(tmp_path, broker):
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    steps(link, clock, 3)
+    broker.accept()
+    steps(link, clock, 3)
+    assert broker.read_packet()[0] == 0x10
+    broker.send(b"\x20\x02\x00\x05")                                 # Not authorized
+    steps(link, clock, 3)
+    assert told[:2] == ["r 5", "x refused"] and link.state == mqtt_link.WIFI
+    assert link.refused == 5 and link.sock is None
+
+
+@pytest.mark.parametrize("garbage,why", [
+    (b"\x30\xff\xff\xff\x7f", "a packet of"),                       # 256 MB announced
+    (b"\x30\xff\xff\xff\xff\x01", "a packet with a bad length"),
+    (b"\xa0\x02\x00\x01", "an unexpected packet 0xa0"),
+    (b"\x34\x05\x00\x01t\x00\x01", "a QoS 2 message"),
+])
+def test_what_a_broker_should_not_send_drops_the_connection(tmp_path, broker, garbage, why):
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+    broker.send(garbage)
+    steps(link, clock, 3)
+    assert link.sock is None and told[-1].startswith("x " + why), told
+
+
+def test_a_broker_that_never_answers_costs_every_step_nothing(tmp_path, broker):
+    """Accepted and silent (no CONNACK), then a host whose accept queue is full (the connect
+    itself never answered): steps stay short, and the link gives up after CONNECT_MS."""
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    worst = steps(link, clock, 5)
+    broker.accept()
+    worst = max(worst, steps(link, clock, 10, ms=mqtt_link.CONNECT_MS // 5))
+    assert told[-1] == "x no answer from the broker"
+    full = socket.socket()
+    full.bind(("127.0.0.1", 0))
+    full.listen(0)
+    fill = []
+    for _ in range(4):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(full.getsockname())
+        fill.append(s)
+    time.sleep(0.2)
+    try:
+        link2 = make_link(root, full.getsockname()[1], clock, told)
+        worst = max(worst, steps(link2, clock, 3))
+        assert link2.state == mqtt_link.TCP                          # under way, not answered
+        worst = max(worst, steps(link2, clock, 10, ms=mqtt_link.CONNECT_MS // 5))
+        assert link2.dropped >= 1 and told[-1] == "x no answer from the broker"
+    finally:
+        for s in fill + [full]:
+            s.close()
+    assert worst < 0.005, worst
+
+
+def test_nothing_listening_backs_off_doubling(tmp_path):
+    root, _ = flash(tmp_path)
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    clock = Clock()
+    link = make_link(root, port, clock)
+    waits = []
+    for _ in range(7):
+        link.step()
+        for _ in range(50):
+            time.sleep(0.002)
+            link.step()
+            if link.state == mqtt_link.WIFI:
+                break
+        waits.append(link.backoff)
+        clock.now = link.retry_at
+    assert waits == [2000, 4000, 8000, 16000, 16000, 16000, 16000]
+
+
+@pytest.mark.parametrize("text,why", [
+    (b"{", "not JSON"), (b"[]", "not a JSON object"), (b'{"box": "t1", "password": "p"}', "host"),
+    (b'{"host": "h", "box": "t1", "password": "p", "port": 0}', "port"),
+    (b'{"host": "h", "box": "t1", "password": "p", "port": true}', "port"),
+    (b'{"host": "h", "box": "t1", "password": "p", "ssid": 5}', "ssid")])
+def test_settings_that_are_not_right_say_what(tmp_path, text, why):
+    path = tmp_path / "hall.json"
+    path.write_bytes(text)
+    with pytest.raises(mqtt_link.SettingsError) as exc:
+        mqtt_link.load(Store(), str(path))
+    assert why in str(exc.value) and str(path) in str(exc.value)
+
+
+def test_settings_from_enrol_are_read(tmp_path):
+    from host_tools.hall import uplink
+    path = str(tmp_path / "hall.json")
+    uplink.write_settings(path, uplink.settings("mqtt://t1:pw@10.0.0.5:1884", "Room", "secret99"))
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert mqtt_link.load(Store(), path) == {"host": "10.0.0.5", "port": 1884, "box": "t1",
+                                             "password": "pw", "ssid": "Room",
+                                             "wifi_password": "secret99"}
+
+
+def test_the_box_without_settings_imports_nothing_and_bad_ones_are_one_line(tmp_path):
+    """On the unix port: no hall.json, no link and umqtt not imported; a hall.json that is not
+    right: the box plays on without a link and says why on USB, once."""
+    from host_tools.virtual.box import VBox
+    flash_dir = str(tmp_path / "flash")
+    with VBox(flash=flash_dir) as box:
+        box.boot()
+        assert box.dump()["hall_link"] is False
+    with open(os.path.join(flash_dir, "hall.json"), "w") as f:
+        f.write('{"host": "h", "box": "t1"}')
+    with VBox(flash=flash_dir) as box:
+        box.boot()
+        assert box.emitted == ['{"hall": "hall.json: password is not a string of 1 to 64 '
+                               'characters"}']
+        box.tap("PLAY")
+        assert box.mode == "running" and box.dump()["hall_link"] is True
+
+
+def test_no_acknowledgement_for_three_returns_connects_again(tmp_path, broker):
+    """Lines out and the hall silent (the broker took them, routes no ack back): the cursor
+    goes back three times, then the link closes the connection, even with a ping due."""
+    root, body = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+    broker.send(publish(b"matchbox/t1/ack", b'{"hall": "b1", "game": null, "seq": 0}'))
+    steps(link, clock, 4)
+    assert link.cursor.out
+    steps(link, clock, 4, ms=16000)                 # past STALL_MS and the ping's 15 s
+    assert "x no acknowledgement from the hall" in told and link.dropped == 1
+    assert link.sock is None or link.state == mqtt_link.TCP   # and connecting again
+
+
+def test_a_fault_inside_a_step_drops_the_connection_not_the_box(tmp_path, broker):
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    connected(link, clock, broker)
+
+    def broken(now):
+        raise KeyError("a bug")
+    link._lines = broken
+    steps(link, clock, 2)
+    assert told[-1] == "x KeyError: 'a bug'" and link.sock is None

@@ -1,0 +1,142 @@
+"""The firmware's uplink cursor (box.uplink) on CPython: it sends every whole line of every
+game on the flash exactly as the host's reading of the same folder lists them, in order, never
+more than its window out, and goes back to the hall's acknowledgement when asked."""
+import os
+import random
+
+from hypothesis import given, settings, strategies as st
+
+from box.store import Store
+from box.uplink import Cursor, WINDOW, STALL_MS, game_id
+from host_tools.hall import protocol
+from host_tools.hall.uplink import Flash
+
+
+def _diff(a, b):
+    return a - b
+
+
+def _write_games(root, games, current, torn):
+    """games: list of (number, lines) archived; current: lines or None; torn: bytes appended
+    to current.txt without a newline."""
+    os.makedirs(os.path.join(root, "games", "archive"), exist_ok=True)
+    for number, lines in games:
+        with open(os.path.join(root, "games", "archive", "game-%03d.txt" % number), "wb") as f:
+            f.write(b"".join(l + b"\n" for l in lines))
+    if current is not None:
+        with open(os.path.join(root, "games", "current.txt"), "wb") as f:
+            f.write(b"".join(l + b"\n" for l in current) + torn)
+
+
+def _lines(rng, n, tag):
+    return [("%s line %d %s" % (tag, i, "x" * rng.randrange(0, 60))).encode()
+            for i in range(n)]
+
+
+def _drain(cursor, now=0, acks=True):
+    """Every line the cursor gives, the hall acknowledging each at once."""
+    sent = []
+    while True:
+        item = cursor.next(now)
+        if item is None:
+            return sent
+        sent.append(item)
+        if acks:
+            cursor.ack(cursor.boot, item[0], item[1], now)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
+    rng = random.Random(seed)
+    root = str(tmp_path_factory.mktemp("flash"))
+    first = rng.randrange(1, 5)
+    archived = [(first + i, _lines(rng, rng.randrange(6, 90), "g%d" % i))
+                for i in range(rng.randrange(0, 4))]
+    current = _lines(rng, rng.randrange(0, 120), "cur") if rng.random() < 0.8 else None
+    _write_games(root, archived, current, b"3: pla" if rng.random() < 0.3 else b"")
+    expected = []
+    games = Flash(root).list()
+    for i, (gid, lines, _) in enumerate(games):
+        for seq, line in enumerate(lines, 1):
+            prev = [games[i - 1][0], len(games[i - 1][1])] if seq == 1 and i > 0 else None
+            expected.append((gid, seq, line, prev))
+    cursor = Cursor(Store(), os.path.join(root, "games"))
+    cursor.connected()
+    cursor.ack("boot", None, 0, 0)
+    assert _drain(cursor) == expected
+    assert cursor.delivered() == bool(expected) or not games
+
+
+def test_ids_are_the_hall_protocols():
+    header = b"".join(b"h%d\n" % i for i in range(6))
+    assert game_id(7, header) == protocol.game_id(7, header)
+
+
+def test_window_rewind_and_new_lines(tmp_path):
+    rng = random.Random(1)
+    root = str(tmp_path)
+    lines = _lines(rng, 100, "cur")
+    _write_games(root, [], lines[:50], b"")
+    cursor = Cursor(Store(), os.path.join(root, "games"))
+    assert cursor.next(0) is None            # no acknowledgement on this connection yet
+    cursor.connected()
+    cursor.ack("b1", None, 0, 0)
+    sent = _drain(cursor, acks=False)
+    assert [s[1] for s in sent] == list(range(1, WINDOW + 1))   # the window, no more
+    cursor.ack("b1", sent[9][0], 10, 5)
+    more = _drain(cursor, acks=False)
+    assert [s[1] for s in more] == list(range(WINDOW + 1, WINDOW + 11))
+    cursor.stalled(5 + STALL_MS + 1, _diff)   # the hall went quiet: from its ack again,
+    again = _drain(cursor, acks=False)        # the line it acknowledged last sent again
+    assert again[0][1] == 10 and len(again) == WINDOW
+    cursor.ack("b2", again[0][0], 30, 9000)     # a new start of the hall: from 30 again
+    assert cursor.next(9000)[1] == 30
+    # the box writes on: the cursor finds the new lines, and the whole journal is delivered
+    _write_games(root, [], lines, b"")
+    cursor.ack("b2", again[0][0], 31, 9001)
+    rest = _drain(cursor, 9001)
+    assert [s[1] for s in rest] == list(range(31, 101))   # 31 once more: the hall drops it
+    assert cursor.delivered()
+
+
+def test_a_new_game_moves_the_current_one_to_the_archive(tmp_path):
+    rng = random.Random(2)
+    root = str(tmp_path)
+    one, two = _lines(rng, 20, "one"), _lines(rng, 10, "two")
+    _write_games(root, [], one, b"")
+    cursor = Cursor(Store(), os.path.join(root, "games"))
+    cursor.connected()
+    cursor.ack("b", None, 0, 0)
+    first = _drain(cursor)
+    assert len(first) == 20 and cursor.delivered()
+    os.rename(os.path.join(root, "games", "current.txt"),
+              os.path.join(root, "games", "archive", "game-001.txt"))
+    _write_games(root, [], two, b"")
+    second = _drain(cursor)
+    assert [s[1] for s in second] == list(range(1, 11))
+    assert second[0][0].startswith("002-") and second[0][3] == [first[0][0], 20]
+    assert cursor.delivered()
+
+
+def test_a_rewritten_record_is_sent_again_from_line_1(tmp_path):
+    """The hall acknowledging an earlier line of the same game (0: it took the game again
+    after a line differed) sends the game from line 1; so does a record the box holds fewer
+    lines of than the hall acknowledged (rewritten shorter at power-up)."""
+    rng = random.Random(3)
+    root = str(tmp_path)
+    lines = _lines(rng, 40, "cur")
+    _write_games(root, [], lines, b"")
+    cursor = Cursor(Store(), os.path.join(root, "games"))
+    cursor.connected()
+    cursor.ack("b", None, 0, 0)
+    sent = _drain(cursor)
+    game = sent[0][0]
+    assert len(sent) == 40 and cursor.delivered()
+    cursor.ack("b", game, 0, 10)             # the hall took the game again
+    assert [s[1] for s in _drain(cursor)] == list(range(1, 41))
+    _write_games(root, [], lines[:30], b"")   # rewritten shorter; the hall has 40 lines
+    fresh = Cursor(Store(), os.path.join(root, "games"))   # powered on again
+    fresh.connected()
+    fresh.ack("b", game, 40, 20)
+    assert [s[1] for s in _drain(fresh, acks=False)][:3] == [1, 2, 3]
