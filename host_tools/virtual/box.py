@@ -273,6 +273,12 @@ class VBox(BoardLink):
         if self.proc is not None:   # a box that is off takes no input
             self._pending.append(command)
 
+    def write_serial(self, data):
+        """Bytes typed on the box's USB serial (the board reads them between two keys)."""
+        data = bytes(data)
+        for i in range(0, len(data), 512):
+            self._queue("s " + data[i:i + 512].hex())
+
     def cut_after(self, units):
         """Schedule a power cut: after `units` more flash units (bytes written, opens for
         writing, renames, removes, mkdirs) the board stops in the middle of the operation

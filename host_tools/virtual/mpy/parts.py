@@ -314,6 +314,7 @@ class VirtualBoard:
         self.now = t0 & MASK
         self.step = step
         self.budget = 0  # ms the host lets run before the next `@i`
+        self.usb_in = bytearray()   # bytes the host typed on the USB serial, not read yet
         self.wdt = None
         self.pico_hw = None   # with board=pico: the hw the real box.hw_pico made (mpy/board.py)
         self.gpio = {}  # gpio -> part, for the virtual `machine` module
@@ -414,6 +415,8 @@ class VirtualBoard:
                 self.unplugged.discard(int(parts[1], 16))
             elif op == "c":
                 self.flash.budget = int(parts[1])
+            elif op == "s":
+                self.usb_in.extend(binascii.unhexlify(parts[1]))   # bytes on the USB serial
             elif op == "d":
                 self.dump()
             elif op == "q":
@@ -471,6 +474,15 @@ class HW:
 
     def emit(self, line):
         send("s " + line)
+
+    def usb_waiting(self):
+        """Whether bytes the host typed on the USB serial (`s HEX`) wait."""
+        return len(self.board.usb_in) > 0
+
+    def usb_read(self):
+        b = self.board.usb_in[0]
+        self.board.usb_in = self.board.usb_in[1:]
+        return b
 
 
 class _PinMaker:
