@@ -177,6 +177,7 @@ class VBox(BoardLink):
         self.boots = 0
         self.watchdog = None    # timeout of the watchdog main.py started, this power-up
         self.emitted = []       # hw.emit lines (state JSON for `matchbox watch`)
+        self.serial = bytearray()   # what a USB serial would carry: emitted and console lines
         self.console = []       # other output of the board (prints, tracebacks)
         self.tones = []         # (ms, hz, duty) buzzer changes
         self.naks = {}          # address -> writes that got no ACK
@@ -267,6 +268,11 @@ class VBox(BoardLink):
     def on(self):
         return self.proc is not None
 
+    @property
+    def elapsed(self):
+        """Virtual ms on the box's clock (for PicoPty's timers: a VBox can be bridged too)."""
+        return self.now or 0
+
     # --- inputs -------------------------------------------------------------------------------
 
     def _queue(self, command):
@@ -348,6 +354,7 @@ class VBox(BoardLink):
         for line in self._lines():
             if not line.startswith("@"):
                 self.console.append(line)
+                self.serial += line.encode() + b"\r\n"
                 continue
             op, _, rest = line[1:].partition(" ")
             if op == "w":
@@ -368,6 +375,7 @@ class VBox(BoardLink):
                 self.now = int(rest)
             elif op == "s":
                 self.emitted.append(rest)
+                self.serial += rest.encode() + b"\r\n"
             elif op == "n":
                 a = int(rest, 16)
                 self.naks[a] = self.naks.get(a, 0) + 1
