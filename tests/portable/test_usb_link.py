@@ -2,8 +2,11 @@
 for what it is told, and every malformed line refused with its error line, the link going
 on as before. CPython and MicroPython."""
 import json
+import select
+import sys
 
 from box import usb_link
+from box.keys import COUNT
 from box.uplink import WINDOW, game_id
 from files import Folder, STORE
 
@@ -11,21 +14,65 @@ HEADER = [b"matchbox 1", b"players 2", b"dealer 1", b"expansion none", b"revolut
           b"sticks 40"]
 
 
+MPY = sys.implementation.name == "micropython"
+
+if MPY:
+    import io
+
+    class Usb(io.IOBase):
+        """The USB serial's input as the unix-port board gives it (pollable, readinto)."""
+
+        def __init__(self):
+            self.data = bytearray()
+
+        def ioctl(self, req, arg):
+            if req == 3:   # MP_STREAM_POLL
+                return arg & 1 if self.data else 0
+            return -1
+
+        def readinto(self, buf):
+            n = min(len(buf), len(self.data))
+            buf[:n] = self.data[:n]
+            self.data = self.data[n:]
+            return n
+
+        def type(self, data):
+            self.data.extend(data)
+
+        def close(self):
+            pass
+else:
+    import os
+
+    class Usb:
+        """The USB serial's input: a pipe, which select.poll takes on CPython."""
+
+        def __init__(self):
+            self.r, self.w = os.pipe()
+
+        def fileno(self):
+            return self.r
+
+        def readinto(self, buf):
+            data = os.read(self.r, len(buf))
+            buf[:len(data)] = data
+            return len(data)
+
+        def type(self, data):
+            os.write(self.w, bytes(data))
+
+        def close(self):
+            os.close(self.r)
+            os.close(self.w)
+
+
 class Hw:
     """The members of hw the link uses: the USB serial both ways and a clock."""
 
     def __init__(self):
-        self.typed = bytearray()
+        self.usb = Usb()
         self.out = []
         self.now = 1000
-
-    def usb_waiting(self):
-        return len(self.typed) > 0
-
-    def usb_read(self):
-        b = self.typed[0]
-        self.typed = self.typed[1:]
-        return b
 
     def emit(self, line):
         self.out.append(line)
@@ -34,15 +81,20 @@ class Hw:
         return self.now
 
     def type(self, text):
-        self.typed.extend(text.encode() if isinstance(text, str) else text)
+        self.usb.type(text.encode() if isinstance(text, str) else text)
 
 
 class Keys:
-    def __init__(self):
-        self.down = False
+    """box.keys.Keys' readings: raw and debounced, one byte a key (1 = down)."""
 
-    def quiet(self):
-        return not self.down
+    def __init__(self):
+        self._raw = bytearray(COUNT)
+        self._state = bytearray(COUNT)
+
+    def hold(self, down, settled=True):
+        self._raw[3] = 1 if down else 0
+        if settled:
+            self._state[3] = self._raw[3]
 
 
 class Journal:
@@ -64,7 +116,9 @@ def _box(folder, actions=10):
     STORE.write(root + "/current.txt", [line + b"\n" for line in lines])
     hw = Hw()
     app = App(root)
-    return hw, app, usb_link.UsbLink(hw, app), lines
+    poll = select.poll()
+    poll.register(hw.usb, select.POLLIN)
+    return hw, app, usb_link.UsbLink(hw, app, poll), lines
 
 
 def _sent(hw):
@@ -111,14 +165,17 @@ def test_sends_from_the_halls_ack_after_hello():
         assert _sent(hw) == []
 
 
-def test_nothing_sent_while_a_key_is_down():
+def test_nothing_sent_while_a_key_is_down_or_settling():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
-        app.keys.down = True
+        app.keys.hold(True)
         hw.type("hall hello\n" + _ack("b1", None, 0))
         link.step()
         assert hw.out == ["hall ready"]   # read, answered, but no journal line
-        app.keys.down = False
+        app.keys.hold(False, settled=False)   # released, not debounced yet
+        link.step()
+        assert hw.out == ["hall ready"]
+        app.keys.hold(False)
         link.step()
         assert _sent(hw)
 
@@ -129,16 +186,16 @@ def test_window_and_budget():
         hw.type("hall hello\n" + _ack("b1", None, 0))
         link.step()
         assert 0 < len(_sent(hw)) <= WINDOW
-        ticking = Hw()
-        link.hw = ticking
-        ticking.type("hall hello\n" + _ack("b2", None, 0))
+        hw.out = []
+        hw.type("hall hello\n" + _ack("b2", None, 0))
 
         def tick():
-            ticking.now += 1
-            return ticking.now
-        ticking.ticks_ms = tick
+            hw.now += 1
+            return hw.now
+        hw.ticks_ms = tick
         link.step()   # each line costs 1 ms here: the step stops at its budget
-        assert 0 < len(_sent(ticking)) <= usb_link.BUDGET_MS
+        assert 0 < len(_sent(hw)) <= usb_link.BUDGET_MS
+        hw.usb.close()
 
 
 def test_malformed_lines_are_dropped_with_an_error_and_change_nothing():

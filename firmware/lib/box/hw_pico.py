@@ -31,7 +31,7 @@ class PicoHw:
         self.games = "games"
         self.store = None
         self.wdt = None
-        self._poll = None
+        self.usb = sys.stdin.buffer   # the USB serial's input (box.runtime.loop polls it)
 
     def watchdog(self, timeout_ms=8000):
         """Start the hardware watchdog (it cannot be stopped); idle() feeds it."""
@@ -58,22 +58,6 @@ class PicoHw:
 
     def emit(self, line):
         print(line)
-
-    def usb_waiting(self):
-        """Whether bytes wait on the USB serial (stdin), without waiting for any: ipoll(0)
-        allocates nothing. The poll is made at the first call."""
-        p = self._poll
-        if p is None:
-            import select
-            p = self._poll = select.poll()
-            p.register(sys.stdin, select.POLLIN)
-        for _ in p.ipoll(0):
-            return True
-        return False
-
-    def usb_read(self):
-        """One byte of the USB serial (call when usb_waiting() said one waits)."""
-        return sys.stdin.buffer.read(1)[0]
 
 
 def build(pinmap=None):

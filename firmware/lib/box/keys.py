@@ -122,10 +122,6 @@ class Keys:
                 n += 1
         return n
 
-    def quiet(self):
-        """Whether no key is down, settling or bouncing (as of the last poll): between keys."""
-        return self._raw == _UP and self._state == _UP
-
     def held(self, key):
         """Whether a key is down after debouncing (as of the last poll)."""
         return self._state[key] == 1

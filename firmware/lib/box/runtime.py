@@ -55,13 +55,19 @@ def run(hw, pinmap=None):
 
 def loop(hw, app):
     """The main loop of a booted app, forever. After each pass the uplink's transport
-    (app.link), when one runs, takes a step; until then the loop only looks whether bytes came
-    on the USB serial, and the first that come start the USB link (box.usb_link)."""
+    (app.link), when one runs, takes a step; until then the loop only polls the USB serial's
+    input (hw.usb; ipoll allocates nothing), and the first bytes start the USB link
+    (box.usb_link)."""
+    import select
+    usb = select.poll()
+    usb.register(hw.usb, select.POLLIN)
     while True:
         app.step()
         hw.idle()
         if app.link is not None:
             app.link.step()
-        elif hw.usb_waiting():
-            from box.usb_link import UsbLink
-            app.link = UsbLink(hw, app)
+        else:
+            for _ in usb.ipoll(0):
+                from box.usb_link import UsbLink
+                app.link = UsbLink(hw, app, usb)
+                break

@@ -15,13 +15,14 @@ the REPL's output; at the REPL it is a syntax error that runs nothing):
                       hall error: WHY       a line from the computer that was dropped
 
 box.runtime's loop creates the link when the first bytes arrive on the USB serial (until
-then the box holds nothing of it) and steps it after each pass. A step reads what waits,
+then the box holds nothing of it but the loop's poll of hw.usb) and steps it after each pass. A step reads what waits,
 a line of at most MAX_IN bytes (a longer one is dropped with an error line, and the link
 goes on), and only while no key is down sends lines for at most BUDGET_MS.
 """
 import json
 
 from box import ticks
+from box.keys import COUNT
 
 try:
     from micropython import const
@@ -33,15 +34,19 @@ MAX_IN = const(160)     # a line from the computer, without its newline (an ack 
 READ = const(256)       # bytes read from the USB serial at most in one step
 BUDGET_MS = const(4)    # a step sends lines for at most about this long
 PREFIX = "hall "
+_UP = bytes(COUNT)   # box.keys' readings with every key up (read here: a method of Keys
+                     # would cost RAM on every box, with or without the link)
 
 
 class UsbLink:
-    """The link of one box: `hw` its board (usb_waiting(), usb_read(), emit(), ticks_ms),
-    `app` the running App (its journal's folder and store, its keys)."""
+    """The link of one box: `hw` its board (usb, emit(), ticks_ms), `app` the running App (its
+    journal's folder and store, its keys), `poll` a select.poll with hw.usb registered."""
 
-    def __init__(self, hw, app):
+    def __init__(self, hw, app, poll):
         from box.uplink import Cursor
         self.hw = hw
+        self.poll = poll
+        self.one = bytearray(1)
         self.keys = app.keys
         self.cursor = Cursor(app.journal.store, app.journal.root)
         self.buf = bytearray(MAX_IN)
@@ -51,12 +56,14 @@ class UsbLink:
 
     def step(self):
         hw = self.hw
+        one = self.one
         k = 0
-        while k < READ and hw.usb_waiting():
-            self._byte(hw.usb_read())
+        while k < READ and _waiting(self.poll) and hw.usb.readinto(one) == 1:
+            self._byte(one[0])
             k += 1
-        if not self.keys.quiet():
-            return   # a key is down or settling: the key path comes first
+        keys = self.keys
+        if keys._raw != _UP or keys._state != _UP:
+            return   # a key is down, settling or bouncing: the key path comes first
         now = hw.ticks_ms()
         cursor = self.cursor
         cursor.stalled(now, ticks.diff)
@@ -127,6 +134,13 @@ class UsbLink:
             self._error("ack: seq is not a line number")
         else:
             self.cursor.ack(boot, game, seq if game is not None else 0, self.hw.ticks_ms())
+
+
+def _waiting(poll):
+    """Whether bytes wait: MicroPython's ipoll(0), which allocates nothing (CPython: poll)."""
+    for _ in poll.ipoll(0) if hasattr(poll, "ipoll") else poll.poll(0):
+        return True
+    return False
 
 
 def _game(game):

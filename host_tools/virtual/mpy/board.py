@@ -51,8 +51,7 @@ def watch_hw(board):
     def keep(pinmap=None):
         hw = board.pico_hw = build(pinmap)
         # the USB serial's input is the host's `s HEX` (the process's stdin is the protocol)
-        hw.usb_waiting = board.hw.usb_waiting
-        hw.usb_read = board.hw.usb_read
+        hw.usb = board.hw.usb
         return hw
 
     hw_pico.build = keep

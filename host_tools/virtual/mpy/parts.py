@@ -9,6 +9,7 @@ button states become pin levels, so the firmware's own matrix scan and debouncin
 import sys
 import errno
 import binascii
+import io
 
 from box import store as _store
 
@@ -444,6 +445,26 @@ class VirtualBoard:
                               "true" if self.wdt is not None else "false", mode, to_json(game)))
 
 
+class UsbIn(io.IOBase):
+    """The USB serial's input: what the host typed (`s HEX`), pollable (select.poll) and read
+    with readinto(), as sys.stdin.buffer on the Pico (the process's stdin is the protocol)."""
+
+    def __init__(self, board):
+        self.board = board
+
+    def ioctl(self, req, arg):
+        if req == 3:   # MP_STREAM_POLL
+            return arg & 1 if self.board.usb_in else 0   # POLLIN
+        return -1      # no file descriptor (MP_STREAM_GET_FILENO), nothing else
+
+    def readinto(self, buf):
+        data = self.board.usb_in
+        n = min(len(buf), len(data))
+        buf[:n] = data[:n]
+        self.board.usb_in = data[n:]
+        return n
+
+
 class HW:
     """The `hw` object the firmware gets (the contract: docs/architecture.md; same members as box.hw_pico)."""
 
@@ -459,6 +480,7 @@ class HW:
         self.games = "games"
         self.store = board.flash
         self.wdt = None
+        self.usb = UsbIn(board)
 
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)
@@ -475,14 +497,6 @@ class HW:
     def emit(self, line):
         send("s " + line)
 
-    def usb_waiting(self):
-        """Whether bytes the host typed on the USB serial (`s HEX`) wait."""
-        return len(self.board.usb_in) > 0
-
-    def usb_read(self):
-        b = self.board.usb_in[0]
-        self.board.usb_in = self.board.usb_in[1:]
-        return b
 
 
 class _PinMaker:
