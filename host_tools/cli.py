@@ -53,6 +53,8 @@ COMMANDS = (
     ("web", "host_tools.commands.web",
      "the box in a web browser: build the page, serve it, open it"),
     ("hall", "host_tools.hall.command", "every table of an event on one page, over MQTT"),
+    ("uplink", "host_tools.commands.uplink",
+     "carry the journal of a box without radio from its USB serial to the hall"),
 )
 
 # MATCHBOX_TRACEBACK=1 in the environment shows where an unexpected error (a bug) came from.

@@ -178,6 +178,7 @@ class VBox(BoardLink):
         self.boots = 0
         self.watchdog = None    # timeout of the watchdog main.py started, this power-up
         self.emitted = []       # hw.emit lines (state JSON for `matchbox watch`)
+        self.serial = bytearray()   # what a USB serial would carry: emitted and console lines
         self.console = []       # other output of the board (prints, tracebacks)
         self.tones = []         # (ms, hz, duty) buzzer changes
         self.naks = {}          # address -> writes that got no ACK
@@ -273,11 +274,22 @@ class VBox(BoardLink):
     def on(self):
         return self.proc is not None
 
+    @property
+    def elapsed(self):
+        """Virtual ms on the box's clock (for PicoPty's timers: a VBox can be bridged too)."""
+        return self.now or 0
+
     # --- inputs -------------------------------------------------------------------------------
 
     def _queue(self, command):
         if self.proc is not None:   # a box that is off takes no input
             self._pending.append(command)
+
+    def write_serial(self, data):
+        """Bytes typed on the box's USB serial (the board reads them between two keys)."""
+        data = bytes(data)
+        for i in range(0, len(data), 512):
+            self._queue("s " + data[i:i + 512].hex())
 
     def cut_after(self, units):
         """Schedule a power cut: after `units` more flash units (bytes written, opens for
@@ -368,6 +380,7 @@ class VBox(BoardLink):
         for line in self._lines():
             if not line.startswith("@"):
                 self.console.append(line)
+                self.serial += line.encode() + b"\r\n"
                 continue
             op, _, rest = line[1:].partition(" ")
             if op == "w":
@@ -388,6 +401,7 @@ class VBox(BoardLink):
                 self.now = int(rest)
             elif op == "s":
                 self.emitted.append(rest)
+                self.serial += rest.encode() + b"\r\n"
             elif op == "n":
                 a = int(rest, 16)
                 self.naks[a] = self.naks.get(a, 0) + 1

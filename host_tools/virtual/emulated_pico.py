@@ -598,7 +598,8 @@ class PicoPty:
     """The emulated board's USB CDC serial on a pseudo-terminal, for mpremote and the
     `matchbox` commands (`--port` PicoPty.port). A thread owns the board while the bridge
     runs: it moves bytes both ways and lets emulated time pass in steps of `step_ms`.
-    Use the board again only after stop()."""
+    Use the board again only after stop(). A running unix-port VBox can be bridged too: its
+    USB serial is hw.emit's lines out and `s HEX` in (no REPL)."""
 
     def __init__(self, board, step_ms=5):
         import pty

@@ -56,6 +56,7 @@ class App:
         self.page_at = 0
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
+        self.link = None            # the uplink's transport once one runs (box.runtime.loop)
         # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
         for k in range(K.COUNT):
             keys.set_long(k, k == K.MENU or k == K.DEL)

@@ -31,6 +31,7 @@ class PicoHw:
         self.games = "games"
         self.store = None
         self.wdt = None
+        self.usb = sys.stdin.buffer   # the USB serial's input (box.runtime.loop polls it)
 
     def watchdog(self, timeout_ms=8000):
         """Start the hardware watchdog (it cannot be stopped); idle() feeds it."""

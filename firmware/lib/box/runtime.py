@@ -62,12 +62,24 @@ def run(hw, pinmap=None):
 
 def loop(hw, app):
     """The main loop of a booted app, forever: between two passes over the keys, a step of
-    the app's link when it has one and no key is down. A step never waits on what it carries
-    but may take milliseconds on a Pico (a journal line read from flash): one that began as a
-    key went down ends within the key's 20 ms debounce, and none runs until the key is up."""
+    the app's link (app.link: the hall's MQTT link, or the USB link) when it has one and no
+    key is down. A step never waits on what it carries but may take milliseconds on a Pico (a
+    journal line read from flash): one that began as a key went down ends within the key's
+    20 ms debounce, and none runs until the key is up. Without a link the loop only polls the
+    USB serial's input (hw.usb; ipoll allocates nothing), and its first bytes start the USB
+    link (box.usb_link)."""
+    import select
+    usb = select.poll()
+    usb.register(hw.usb, select.POLLIN)
     down = app.keys._raw   # the keys as last read, 1 = down
     while True:
         app.step()
-        if app.link is not None and down.find(b"\x01") < 0:
-            app.link.step()
+        if app.link is not None:
+            if down.find(b"\x01") < 0:
+                app.link.step()
+        else:
+            for _ in usb.ipoll(0):
+                from box.usb_link import UsbLink
+                app.link = UsbLink(hw, app, usb)
+                break
         hw.idle()

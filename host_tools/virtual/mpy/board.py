@@ -49,8 +49,10 @@ def watch_hw(board):
     build = hw_pico.build
 
     def keep(pinmap=None):
-        board.pico_hw = build(pinmap)
-        return board.pico_hw
+        hw = board.pico_hw = build(pinmap)
+        # the USB serial's input is the host's `s HEX` (the process's stdin is the protocol)
+        hw.usb = board.hw.usb
+        return hw
 
     hw_pico.build = keep
 

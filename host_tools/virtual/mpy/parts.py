@@ -10,6 +10,7 @@ import sys
 import errno
 import binascii
 import time as _wall   # the real clock: the hall's broker runs in real time, not the board's
+import io
 
 from box import store as _store
 
@@ -315,6 +316,7 @@ class VirtualBoard:
         self.now = t0 & MASK
         self.step = step
         self.budget = 0  # ms the host lets run before the next `@i`
+        self.usb_in = bytearray()   # bytes the host typed on the USB serial, not read yet
         self.wdt = None
         self.pico_hw = None   # with board=pico: the hw the real box.hw_pico made (mpy/board.py)
         self.gpio = {}  # gpio -> part, for the virtual `machine` module
@@ -415,6 +417,8 @@ class VirtualBoard:
                 self.unplugged.discard(int(parts[1], 16))
             elif op == "c":
                 self.flash.budget = int(parts[1])
+            elif op == "s":
+                self.usb_in.extend(binascii.unhexlify(parts[1]))   # bytes on the USB serial
             elif op == "d":
                 self.dump()
             elif op == "q":
@@ -453,6 +457,26 @@ class _OnTheNetwork:
         return True
 
 
+class UsbIn(io.IOBase):
+    """The USB serial's input: what the host typed (`s HEX`), pollable (select.poll) and read
+    with readinto(), as sys.stdin.buffer on the Pico (the process's stdin is the protocol)."""
+
+    def __init__(self, board):
+        self.board = board
+
+    def ioctl(self, req, arg):
+        if req == 3:   # MP_STREAM_POLL
+            return arg & 1 if self.board.usb_in else 0   # POLLIN
+        return -1      # no file descriptor (MP_STREAM_GET_FILENO), nothing else
+
+    def readinto(self, buf):
+        data = self.board.usb_in
+        n = min(len(buf), len(data))
+        buf[:n] = data[:n]
+        self.board.usb_in = data[n:]
+        return n
+
+
 class HW:
     """The `hw` object the firmware gets (the contract: docs/architecture.md; same members as box.hw_pico)."""
 
@@ -476,6 +500,7 @@ class HW:
     def tell(self, text):
         """What the hall's link learns (box.mqtt_link.Link), to the host as `@u TEXT`."""
         send("u " + text)
+        self.usb = UsbIn(board)
 
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)
@@ -491,6 +516,7 @@ class HW:
 
     def emit(self, line):
         send("s " + line)
+
 
 
 class _PinMaker:
