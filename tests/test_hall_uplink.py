@@ -161,7 +161,7 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
     out = sim(str(tmp_path / "flash"), hall.url)   # the box powered on: its own link
     assert out.returncode == 0, out.stderr
     assert hall.get("/tables/t1.txt") == after
-    (game_id, _, _), = up.Flash(str(tmp_path / "flash")).list()
+    [(game_id, _)] = box_games(str(tmp_path / "flash"))
     files = hall.files()
     assert files[os.path.join("t1", game_id + ".rewritten-1.txt")] == before
     assert files[os.path.join("t1", game_id + ".txt")] == after

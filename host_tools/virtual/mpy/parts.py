@@ -492,6 +492,7 @@ class HW:
         self.games = "games"
         self.store = board.flash
         self.wdt = None
+        self.usb = UsbIn(board)
         # the hall's link (box.mqtt_link): the unix port is on the network already (no
         # Wi-Fi to join), and its timers run on the wall's clock, as the broker does
         self.wifi = _OnTheNetwork()
@@ -500,7 +501,6 @@ class HW:
     def tell(self, text):
         """What the hall's link learns (box.mqtt_link.Link), to the host as `@u TEXT`."""
         send("u " + text)
-        self.usb = UsbIn(board)
 
     def watchdog(self, timeout_ms=8000):
         self.wdt = WDT(self.board, timeout=timeout_ms)
