@@ -13,25 +13,23 @@ except ImportError:
     def const(x):
         return x
 
-# Characters, a space, then the mask in hex: every character of a group gets its mask. Both
-# cases of a letter share one shape except C/c, H/h, I/i, O/o and U/u. One string: a table of
-# tuples would stay in the heap, 38 tuples of it, for as long as the box runs.
-_GLYPHS = const("0 3f|1 06|2 5b|3 4f|4 66|5Ss 6d|6 7d|7 07|8 7f|9 6f|"
-                "Aa 77|Bb 7c|C 39|Dd 5e|Ee 79|Ff 71|Gg 3d|H 76|"
-                "c 58|h 74|I 30|i 10|Jj 1e|Ll 38|Nn 54|O 3f|o 5c|Pp 73|Qq 67|Rr 50|"
-                "Tt 78|U 3e|u 1c|Yy 6e|  00|- 40|_ 08|= 48")
-
-
-def _table():
-    # One byte per ASCII code 32..127; characters without a glyph are blank.
-    t = bytearray(96)
-    for group in _GLYPHS.split("|"):
-        for ch in group[:-3]:
-            t[ord(ch) - 32] = int(group[-2:], 16)
-    return t
-
-
-_TABLE = _table()
+# The mask of each ASCII code 32..127 (the character above it), 0 for a character without a
+# glyph: both cases of a letter share one shape except C/c, H/h, I/i, O/o and U/u. A constant:
+# nothing to build at power-up, nothing of it in the heap.
+_TABLE = const(
+    # sp  !   "   #   $   %   &   '   (   )   *   +   ,   -   .   /
+    b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00"
+    # 0   1   2   3   4   5   6   7   8   9   :   ;   <   =   >   ?
+    b"\x3f\x06\x5b\x4f\x66\x6d\x7d\x07\x7f\x6f\x00\x00\x00\x48\x00\x00"
+    # @   A   B   C   D   E   F   G   H   I   J   K   L   M   N   O
+    b"\x00\x77\x7c\x39\x5e\x79\x71\x3d\x76\x30\x1e\x00\x38\x00\x54\x3f"
+    # P   Q   R   S   T   U   V   W   X   Y   Z   [   \   ]   ^   _
+    b"\x73\x67\x50\x6d\x78\x3e\x00\x00\x00\x6e\x00\x00\x00\x00\x00\x08"
+    # `   a   b   c   d   e   f   g   h   i   j   k   l   m   n   o
+    b"\x00\x77\x7c\x58\x5e\x79\x71\x3d\x74\x10\x1e\x00\x38\x00\x54\x5c"
+    # p   q   r   s   t   u   v   w   x   y   z   {   |   }   ~   DEL
+    b"\x73\x67\x50\x6d\x78\x1c\x00\x00\x00\x6e\x00\x00\x00\x00\x00\x00"
+)
 
 
 def mask(ch):
@@ -49,4 +47,4 @@ def card(value):
 
 def chars():
     """All characters that have a glyph (for tests and the simulator)."""
-    return "".join(group[:-3] for group in _GLYPHS.split("|"))
+    return " " + "".join(chr(c) for c in range(33, 128) if _TABLE[c - 32])

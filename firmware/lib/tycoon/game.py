@@ -20,12 +20,6 @@ except ImportError:
     def const(x):
         return x
 
-# Named tuples on CPython (a CPython with a `micropython` module too), none on MicroPython,
-# where each type object would take the box's heap: Action here, RecordError in the reader.
-named = None
-if sys.implementation.name != "micropython":
-    from collections import namedtuple as named
-
 PLAY = const(0)
 PASS = const(1)
 RETURN = const(2)
@@ -61,8 +55,12 @@ BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _
 # a tuple of the faces as written, value the value it played as (-1 for a pass or a return),
 # explicit True when the value was declared with 'as'. On CPython an Action, a named tuple with
 # those fields; on MicroPython a plain tuple in the same order (a named tuple cost the box's
-# heap 350-420 B, measured). The engine itself reads actions by position, on both.
-Action = named and named("Action", ("kind", "seat", "faces", "value", "explicit"))
+# heap 350-420 B, measured). The engine itself reads actions by position, on both. CPython is
+# told by its name: a CPython may have a `micropython` module too (the dev venv's does).
+Action = None
+if sys.implementation.name != "micropython":
+    from collections import namedtuple
+    Action = namedtuple("Action", ("kind", "seat", "faces", "value", "explicit"))
 
 # The action log (a bytearray, see _decode): one head byte per action,
 #   bits 7-6 kind (PLAY, PASS, RETURN), bits 5-3 cards played (plays only), bits 2-0 seat - 1;

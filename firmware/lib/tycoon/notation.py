@@ -21,10 +21,11 @@ The lines the box writes come from tycoon.writer (offered here too, so every too
 whole notation in this module): the box keeps only the writer while a game is played, and
 imports this module to read its journal at boot only.
 """
+import sys
 from struct import calcsize, unpack_from
 
 from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
-                         _decode, _state, named)
+                         _decode, _state)
 from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
 from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
 
@@ -60,7 +61,10 @@ def _refused(which, *args):
 # CPython, a plain tuple on MicroPython (as tycoon.game.Action). line is 1-based (0 for a file
 # that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
 # (code: the rule's code, as IllegalAction.code).
-RecordError = named and named("RecordError", ("line", "kind", "code"))
+RecordError = None
+if sys.implementation.name != "micropython":
+    from collections import namedtuple
+    RecordError = namedtuple("RecordError", ("line", "kind", "code"))
 
 
 class Reader:
