@@ -113,8 +113,13 @@ def deploy(board, part, data, say=print):
 
 def imported_from(board, modules):
     """{module: the file it is imported from on the board ('.frozen' for frozen code,
-    'missing' when it cannot be imported)}; call it in a clean interpreter (after a soft reset,
-    nothing is imported yet)."""
+    'missing' when it is nowhere)}; a module that is there but cannot be imported on this
+    board (box.mqtt_link and umqtt need the network stack of a Pico W, which a Pico lacks):
+    the first file of its name on sys.path, the one it would be imported from. Call it in a
+    clean interpreter (after a soft reset, nothing is imported yet)."""
     board.exec("def _rf_from(m):\n try:\n  return getattr(__import__(m, None, None, ['_']), "
-               "'__file__', '.frozen')\n except ImportError:\n  return 'missing'")
+               "'__file__', '.frozen')\n except ImportError:\n  import os, sys\n"
+               "  f = m.replace('.', '/')\n  for p in sys.path:\n   for x in ('.mpy', '.py'):\n"
+               "    try:\n     os.stat(p + '/' + f + x)\n     return p + '/' + f + x\n"
+               "    except OSError:\n     pass\n  return 'missing'")
     return dict(board.eval("[(m, _rf_from(m)) for m in %r]" % list(modules)))
