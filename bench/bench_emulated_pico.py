@@ -462,10 +462,12 @@ def human_game():
 class UsbHall:
     """What `matchbox uplink` and the hall say to the box over USB, played here: hello, then
     an acknowledgement of every journal line the box sends, as soon as it is sent (each
-    advance of the board); `lines` counts them."""
+    advance of the board); `lines` counts them. With acks False the hall never acknowledges
+    (away, or its broker: the box sends its window again every 1.5 s)."""
 
-    def __init__(self, pico):
+    def __init__(self, pico, acks=True):
         self.pico = pico
+        self.acks = acks
         self.seen = 0
         self.lines = 0
         self.acked = {}
@@ -482,17 +484,19 @@ class UsbHall:
             if line.startswith("hall line "):
                 m = json.loads(line[len("hall line "):])
                 self.lines += 1
+                if not self.acks:
+                    continue
                 self.pico.write_serial(('hall ack {"hall": "bench", "game": "%s", "seq": %d}\n'
                                         % (m["game"], m["seq"])).encode())
 
 
 def pico_human(fw, steps, usb_link=False):
-    """The human-paced game on the emulated box; with usb_link, with the USB link to the hall
-    running all along (UsbHall)."""
+    """The human-paced game on the emulated box; with usb_link ("acked" or "stalled"), with the
+    USB link to the hall running all along (UsbHall)."""
     run = Run()
     with fw.board() as pico:
         pico.boot()
-        hall = UsbHall(pico) if usb_link else None
+        hall = UsbHall(pico, acks=usb_link == "acked") if usb_link else None
         for wait, keys, kind in steps:
             pico.advance(wait)
             if kind == "setup":
@@ -633,10 +637,11 @@ def measure(name, uf2, files, steps, usb_link=False):
     fw = Firmware(name, uf2, files)
     f = {}
     if usb_link:
-        run = pico_human(fw, steps, usb_link=True)
-        f.update(key_figures(run, "usb_link_"))
-        f["usb_link_lines_sent"] = run.usb_lines
-        f["usb_link_errors"] = run.usb_errors
+        for kind, prefix in (("acked", "usb_link_"), ("stalled", "usb_link_stalled_")):
+            run = pico_human(fw, steps, usb_link=kind)
+            f.update(key_figures(run, prefix))
+            f[prefix + "lines_sent"] = run.usb_lines
+            f[prefix + "errors"] = run.usb_errors
     resumed = journals()
     heap_fresh, free_fresh = pico_heap(fw, {})
     heap_500, free_500 = pico_heap(fw, resumed[0][2])
@@ -754,6 +759,10 @@ def report(figures, main_name, labels):
               "acknowledged at once): worst %.1f ms, median %.1f ms" % (
                   f["usb_link_lines_sent"], f["usb_link_key_to_display_ms_max"],
                   f["usb_link_key_to_display_ms_median"]))
+        print("   ... the hall never acknowledging (%d lines sent, the window again every 1.5 s): "
+              "worst %.1f ms, median %.1f ms" % (
+                  f["usb_link_stalled_lines_sent"], f["usb_link_stalled_key_to_display_ms_max"],
+                  f["usb_link_stalled_key_to_display_ms_median"]))
     print("\n5. I2C bytes over the game, from the setup's last key to the end: every byte on the "
           "bus, each write's address byte included (the payload alone beside it)")
     print(row("ours", figures, "i2c_bytes_ours", "%d B"))
@@ -789,9 +798,10 @@ def main(argv=()):
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--usb-link", action="store_true",
-                        help="also play the human-paced game on the image with the USB link to "
-                             "the hall running (a stand-in for `matchbox uplink` and the hall "
-                             "acknowledging every line): usb_link_key_to_display_*")
+                        help="also play the human-paced game on the image twice with the USB "
+                             "link to the hall running (a stand-in for `matchbox uplink` and the "
+                             "hall): every line acknowledged at once (usb_link_key_to_display_*), "
+                             "and none (usb_link_stalled_key_to_display_*)")
     args = parser.parse_args(list(argv))
     reason = ep.missing(args.uf2)
     if reason:
