@@ -148,6 +148,10 @@ def test_refusals(tmp_path):
     assert (out.returncode, out.stderr) == (2, "matchbox uplink: no board at %s: no such device "
                                                "(is the Pico plugged in? `mpremote connect list` "
                                                "shows the serial ports)\n" % (tmp_path / "ttyNOPE"))
+    out = run("mqtt://t1:pw@127.0.0.1:1883")   # --port auto, and no Pico on this machine
+    assert out.returncode == 2 and out.stderr.startswith(
+        "matchbox uplink: no Matchbox found: no Pico running MicroPython (USB 2e8a:0005) is "
+        "plugged in") and out.stderr.count("\n") == 1, out.stderr
     out = run("mqtt://t1:pw@127.0.0.1:1883", "--timeout", "0")
     assert out.returncode == 2 and "--timeout" in out.stderr and out.stderr.count("\n") == 1
 

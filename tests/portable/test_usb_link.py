@@ -250,3 +250,25 @@ def test_ping_says_whether_the_link_has_an_acknowledgement():
         hw.type("hall hello\n" + _ack("b1", None, 0) + "hall ping\n")
         link.step()
         assert hw.out[:3] == ["hall pong 0", "hall ready", "hall pong 1"]
+
+
+def test_an_idle_link_looks_at_the_journal_every_50_ms():
+    with Folder() as folder:
+        hw, app, link, lines = _box(folder)
+        hw.type("hall hello\n" + _ack("b1", None, 0))
+        for _ in range(5):
+            link.step()
+        assert len(_sent(hw)) == len(lines)
+        STORE.append(folder.path + "/games/current.txt", b"99: pass\n")   # the next action
+        hw.now += usb_link.REST_MS - 1
+        link.step()
+        assert len(_sent(hw)) == len(lines)   # resting: the journal is not read every pass
+        hw.now += 1
+        link.step()
+        assert _sent(hw)[-1]["line"] == "99: pass"
+        STORE.append(folder.path + "/games/current.txt", b"100: pass\n")
+        link.step()
+        assert len(_sent(hw)) == len(lines) + 1
+        hw.type("hall ping\n")   # the computer said something: looked at once
+        link.step()
+        assert _sent(hw)[-1]["line"] == "100: pass"

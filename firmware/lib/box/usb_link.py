@@ -17,7 +17,8 @@ the REPL's output; at the REPL it is a syntax error that runs nothing):
 box.runtime's loop creates the link when the first bytes arrive on the USB serial (until
 then the box holds nothing of it but the loop's poll of hw.usb) and steps it after each pass. A step reads what waits,
 a line of at most MAX_IN bytes (a longer one is dropped with an error line, and the link
-goes on), and only while no key is down sends lines for at most BUDGET_MS.
+goes on), and only while no key is down sends lines for at most BUDGET_MS; when the journal
+had nothing to send, it looks again REST_MS later (or when the computer says something).
 """
 import json
 
@@ -33,6 +34,8 @@ except ImportError:
 MAX_IN = const(160)     # a line from the computer, without its newline (an ack is < 100 B)
 READ = const(256)       # bytes read from the USB serial at most in one step
 BUDGET_MS = const(4)    # a step sends lines for at most about this long
+REST_MS = const(50)     # nothing to send: the journal is looked at again after this long
+                        # (or at once when the computer says something)
 PREFIX = "hall "
 _UP = bytes(COUNT)   # box.keys' readings with every key up (read here: a method of Keys
                      # would cost RAM on every box, with or without the link)
@@ -53,6 +56,7 @@ class UsbLink:
         self.n = 0            # bytes of the line being read
         self.over = False     # the line being read is longer than MAX_IN: dropped at its end
         self.sent = 0         # journal lines sent since the link started
+        self.idle = None      # ticks_ms when the cursor last had nothing to send (None: it may)
 
     def step(self):
         hw = self.hw
@@ -67,9 +71,13 @@ class UsbLink:
         now = hw.ticks_ms()
         cursor = self.cursor
         cursor.stalled(now, ticks.diff)
+        if self.idle is not None and ticks.diff(now, self.idle) < REST_MS:
+            return   # the cursor reads the flash to find a line: not every pass for nothing
+        self.idle = None
         while ticks.diff(hw.ticks_ms(), now) < BUDGET_MS:
             item = cursor.next(now)
             if item is None:
+                self.idle = now
                 return
             game, seq, line, prev = item
             hw.emit(PREFIX + "line " + json.dumps({"game": game, "seq": seq, "line": line,
@@ -97,6 +105,7 @@ class UsbLink:
         self.hw.emit(PREFIX + "error: %s, dropped" % why)
 
     def _line(self, data):
+        self.idle = None   # an acknowledgement or a hello may let lines go at once
         if not data.startswith(b"hall "):
             self._error("not a hall line")
             return
