@@ -28,12 +28,14 @@ of a second each here), then plays --seconds (default 45) and waits at most --dr
 tables (PASS/MISSED); lines never shown are reported beside it.
 
 Run: .venv/bin/python bench/bench_hall.py [--sizes 50,100,200,500] [--seconds S] [--speed X]
-[--workers W] [--broker mosquitto] [--json] [--strict] (`make bench-hall`; about 10 minutes
-here, much of it the broker checking passwords). `--broker mosquitto` runs Mosquitto (as `hall
-mosquitto-conf` configures it) in a process of its own and the hall with `--broker`, and
-measures both processes. --json prints one JSON object with stable keys ("pace", "sizes" keyed
-by the number of tables, "goals", "missed"); --strict exits 1 when a goal is missed. A size
-that breaks down is reported with its error and the next one runs.
+[--workers W] [--broker mosquitto] [--json] [--strict] (`make bench-hall`; about 15 minutes
+here, much of it enrolling boxes and the broker checking passwords). `--broker mosquitto` runs
+Mosquitto (as `hall mosquitto-conf` configures it) in a process of its own and the hall with
+`--broker`, and measures both processes. --json prints one JSON object with stable keys
+("pace", "sizes" keyed by the number of tables, "goals", "missed"); --strict exits 1 when a
+goal is missed. A size that breaks down is reported with its error and the next one runs. The
+page's client takes each event's tables as the page does: the first event has every table,
+the next ones only those that changed.
 """
 import argparse
 import bisect
