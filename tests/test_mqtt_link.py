@@ -345,3 +345,64 @@ def test_a_fault_inside_a_step_drops_the_connection_not_the_box(tmp_path, broker
     link._lines = broken
     steps(link, clock, 2)
     assert told[-1] == "x KeyError: 'a bug'" and link.sock is None
+
+
+class FakeWlan:
+    """network.WLAN as a Pico W's: connect returns at once, status() says how the join goes."""
+    STA_IF = 0
+
+    def __init__(self):
+        self.joins = []
+        self.status_now = 1
+        self.connected = False
+
+    def WLAN(self, interface):
+        return self
+
+    def active(self, on):
+        pass
+
+    def connect(self, ssid, password):
+        self.joins.append((ssid, password))
+
+    def isconnected(self):
+        return self.connected
+
+    def status(self):
+        return self.status_now
+
+    def disconnect(self):
+        pass
+
+
+def test_the_wifi_join_is_started_once_polled_and_retried_after_a_pause(monkeypatch):
+    import sys
+    fake = FakeWlan()
+    monkeypatch.setitem(sys.modules, "network", fake)
+    wifi = mqtt_link.Wifi("Room", "secret99")
+    assert not wifi.up(0) and fake.joins == [("Room", "secret99")]   # started, not waited for
+    assert not wifi.up(100) and len(fake.joins) == 1                  # polled
+    fake.status_now = -3                                              # wrong password
+    assert not wifi.up(200) and wifi.why == -3
+    assert not wifi.up(300) and len(fake.joins) == 1                  # a pause before the next
+    assert not wifi.up(200 + mqtt_link.JOIN_PAUSE_MS) and len(fake.joins) == 2
+    fake.status_now = 1
+    assert not wifi.up(200 + mqtt_link.JOIN_PAUSE_MS + mqtt_link.JOIN_MS + 1)   # too long
+    fake.connected = True
+    assert wifi.up(10 ** 6)
+
+
+def test_a_pico_w_without_an_ssid_is_told(tmp_path):
+    root, _ = flash(tmp_path)
+    path = tmp_path / "hall.json"
+    path.write_text('{"host": "10.0.0.5", "box": "t1", "password": "pw"}')
+
+    class PicoW:
+        ticks_ms = staticmethod(lambda: 0)
+
+    class Journal:
+        store = Store()
+    Journal.root = root
+    with pytest.raises(mqtt_link.SettingsError) as exc:
+        mqtt_link.link(PicoW(), Journal(), str(path))
+    assert "no ssid" in str(exc.value)

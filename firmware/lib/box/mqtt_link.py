@@ -44,6 +44,7 @@ SETTINGS = "hall.json"
 KEEPALIVE_S = const(30)
 CONNECT_MS = const(5000)      # connect, CONNACK and SUBACK: each must come within this
 JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
+JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next
 BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to BACKOFF_MAX
 BACKOFF_MAX = const(16000)
 READ = const(512)             # bytes read from the socket at most in one step
@@ -226,6 +227,7 @@ class Wifi:
         self.ssid = ssid
         self.password = password
         self.since = None   # ticks_ms the join was started; None: not started
+        self.after = None   # ticks_ms before which no new join starts (after a failed one)
         self.why = None     # the last failed join's status
 
     def up(self, now):
@@ -234,6 +236,8 @@ class Wifi:
         if w.isconnected():
             return True
         if self.since is None:
+            if self.after is not None and ticks.diff(now, self.after) < 0:
+                return False
             w.active(True)
             w.connect(self.ssid, self.password)
             self.since = now
@@ -242,7 +246,8 @@ class Wifi:
         if status < 0 or ticks.diff(now, self.since) > JOIN_MS:
             self.why = status
             w.disconnect()
-            self.since = None   # joined again on the next step
+            self.since = None
+            self.after = now + JOIN_PAUSE_MS
         return False
 
 
@@ -540,7 +545,10 @@ def link(hw, journal, path=SETTINGS):
     settings = load(journal.store, path)
     wifi = getattr(hw, "wifi", None)
     if wifi is None:
-        wifi = Wifi(settings.get("ssid") or "", settings.get("wifi_password") or "")
+        if not settings.get("ssid"):
+            raise SettingsError("%s: no ssid: a Pico W joins a Wi-Fi network (`matchbox hall "
+                                "enrol --wifi-ssid`)" % path)
+        wifi = Wifi(settings["ssid"], settings.get("wifi_password") or "")
     clock = getattr(hw, "net_ms", None) or hw.ticks_ms
     return Link(settings, Cursor(journal.store, journal.root), clock, wifi,
                 getattr(hw, "tell", None))
