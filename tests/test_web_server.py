@@ -14,6 +14,7 @@ import urllib.request
 
 import pytest
 
+from host_tools import web_server
 from host_tools.commands import web
 
 IDLE = 1100   # more connections than the 1024 files the server may open
@@ -88,7 +89,7 @@ def test_ctrl_c_stops_it_and_removes_its_folder(tmp_path):
 
 
 def test_a_silent_connection_is_closed_after_the_idle_time(tmp_path, monkeypatch):
-    monkeypatch.setattr(web._Handler, "timeout", 0.5)
+    monkeypatch.setattr(web_server.Handler, "timeout", 0.5)
     site = tmp_path / "site"
     web.build(str(site))
     httpd = web.server(str(site), 0)

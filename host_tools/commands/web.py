@@ -8,23 +8,19 @@ build (shipped in the package; in a checkout host_tools/webpage/node_modules, wh
 (index.html, page.css, page.js). The displays' markup is written here by
 host_tools.virtual.display_svg, the renderer of the docs' pictures. See docs/web.md.
 
-The server holds up to idle and slow clients: a connection that has not sent its request
-within IDLE_S seconds is closed, at most MAX_CONNECTIONS are open at once (the longest idle
-one is closed to make room for a new one), folders are never listed, and its temporary
-folder goes on Ctrl-C and SIGTERM.
+The server (host_tools.web_server, which the hall's page uses too) holds up to idle and slow
+clients and never lists folders; its temporary folder goes on Ctrl-C and SIGTERM.
 """
 import functools
-import http.server
 import json
 import os
 import shutil
-import socket
 import tempfile
-import threading
 import webbrowser
 
 from host_tools import resources
 from host_tools.errors import MatchboxError, check_folder, int_in
+from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
 from host_tools.virtual.board_link import BUTTONS
 
@@ -42,13 +38,6 @@ BOARD_FILES = (
 )
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
             "MENU": "m, M held"}
-TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
-         ".py": "text/plain; charset=utf-8", ".json": "application/json", ".css": "text/css",
-         ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
-
-
-IDLE_S = 10            # seconds a connection may stay silent before its request line
-MAX_CONNECTIONS = 64   # open connections at most (far below the usual 1024 open files)
 
 
 class WebError(MatchboxError):
@@ -142,84 +131,9 @@ def build(dest):
     return written
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = dict(http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES)
-    timeout = IDLE_S   # on the socket: a silent client is dropped, its thread ends
-
-    def log_message(self, format, *args):
-        pass
-
-    def end_headers(self):
-        self.send_header("Cache-Control", "no-cache")
-        http.server.SimpleHTTPRequestHandler.end_headers(self)
-
-    def list_directory(self, path):
-        self.send_error(404, "Not found")
-        return None
-
-    def handle_one_request(self):
-        # Busy from the first byte of a request until its answer is sent; idle otherwise.
-        self.server.idle(self.connection, True)
-        try:
-            self.rfile.peek(1)
-        except (OSError, ValueError):
-            self.close_connection = True
-            return
-        self.server.idle(self.connection, False)
-        http.server.SimpleHTTPRequestHandler.handle_one_request(self)
-
-
-class Server(http.server.ThreadingHTTPServer):
-    """A ThreadingHTTPServer with a bound on open connections: at the bound, the connection
-    idle the longest (accepted, no request yet) is closed to let a new one in."""
-    daemon_threads = True
-    request_queue_size = 128
-
-    def __init__(self, address, handler, max_connections=MAX_CONNECTIONS):
-        self.max_connections = max_connections
-        self._open = {}    # socket -> idle (no request under way), in the order accepted
-        self._lock = threading.Lock()
-        http.server.ThreadingHTTPServer.__init__(self, address, handler)
-
-    def idle(self, conn, idle):
-        with self._lock:
-            if conn in self._open:
-                self._open[conn] = idle
-
-    def open_connections(self):
-        with self._lock:
-            return len(self._open)
-
-    def process_request(self, request, client_address):
-        with self._lock:
-            while len(self._open) >= self.max_connections:
-                oldest = next((c for c, idle in self._open.items() if idle), None)
-                if oldest is None:
-                    break
-                del self._open[oldest]
-                try:
-                    oldest.shutdown(socket.SHUT_RDWR)   # its thread reads EOF and ends
-                except OSError:
-                    pass
-            if len(self._open) >= self.max_connections:
-                refuse = True
-            else:
-                refuse = False
-                self._open[request] = True
-        if refuse:   # every open connection is busy sending: this one must wait its turn
-            self.shutdown_request(request)
-            return
-        http.server.ThreadingHTTPServer.process_request(self, request, client_address)
-
-    def shutdown_request(self, request):
-        with self._lock:
-            self._open.pop(request, None)
-        http.server.ThreadingHTTPServer.shutdown_request(self, request)
-
-
 def server(folder, port=0):
     """An HTTP server of `folder` on 127.0.0.1 (port 0: a free one); serve_forever() to run."""
-    handler = functools.partial(_Handler, directory=folder)
+    handler = functools.partial(Handler, directory=folder)
     try:
         return Server(("127.0.0.1", port), handler)
     except (OSError, OverflowError) as exc:

@@ -22,7 +22,7 @@ import json
 import threading
 import time
 
-from host_tools.commands import web
+from host_tools import web_server
 from host_tools.hall import standings
 from host_tools.hall.accounts import NAME
 
@@ -116,7 +116,7 @@ def page():
     return importlib.resources.files("host_tools.hall").joinpath("page.html").read_bytes()
 
 
-class Handler(web._Handler):
+class Handler(web_server.Handler):
     site = None   # set by server()
 
     def do_GET(self):
@@ -192,6 +192,6 @@ class Handler(web._Handler):
 
 
 def server(site, host="127.0.0.1", port=0):
-    """The hall's HTTP server (web.Server) on host:port; serve_forever() to run."""
+    """The hall's HTTP server (web_server.Server) on host:port; serve_forever() to run."""
     handler = type("HallHandler", (Handler,), {"site": site})
-    return web.Server((host, port), handler)
+    return web_server.Server((host, port), handler)
