@@ -353,6 +353,7 @@ class FakeWlan:
 
     def __init__(self):
         self.joins = []
+        self.actives = []
         self.status_now = 1
         self.connected = False
 
@@ -360,7 +361,7 @@ class FakeWlan:
         return self
 
     def active(self, on):
-        pass
+        self.actives.append(on)
 
     def connect(self, ssid, password):
         self.joins.append((ssid, password))
@@ -380,16 +381,48 @@ def test_the_wifi_join_is_started_once_polled_and_retried_after_a_pause(monkeypa
     fake = FakeWlan()
     monkeypatch.setitem(sys.modules, "network", fake)
     wifi = mqtt_link.Wifi("Room", "secret99")
-    assert not wifi.up(0) and fake.joins == [("Room", "secret99")]   # started, not waited for
-    assert not wifi.up(100) and len(fake.joins) == 1                  # polled
+    quiet = mqtt_link.JOIN_QUIET_MS
+    t = 0
+    while t < quiet:                        # the loop running with no key down: no join yet
+        assert not wifi.up(t) and fake.joins == []
+        t += 10
+    assert not wifi.up(t) and fake.joins == [("Room", "secret99")]   # started, not waited for
+    assert fake.actives == [True]
+    assert not wifi.up(t + 10) and len(fake.joins) == 1               # polled
     fake.status_now = -3                                              # wrong password
-    assert not wifi.up(200) and wifi.why == -3
-    assert not wifi.up(300) and len(fake.joins) == 1                  # a pause before the next
-    assert not wifi.up(200 + mqtt_link.JOIN_PAUSE_MS) and len(fake.joins) == 2
+    t += 20
+    assert not wifi.up(t) and wifi.why == -3
+    failed, pause = t, mqtt_link.JOIN_PAUSE_MS
+    for _ in range(3):                  # each pause doubles; the radio is brought up once
+        n = len(fake.joins)
+        while len(fake.joins) == n:
+            t += 10
+            wifi.up(t)
+        assert pause <= t - failed < pause + 20
+        t += 10
+        wifi.up(t)                      # the join fails again at once (status -3)
+        failed, pause = t, pause * 2
+    assert fake.actives == [True]
     fake.status_now = 1
-    assert not wifi.up(200 + mqtt_link.JOIN_PAUSE_MS + mqtt_link.JOIN_MS + 1)   # too long
     fake.connected = True
-    assert wifi.up(10 ** 6)
+    assert wifi.up(t + 10)
+
+
+def test_a_key_down_puts_off_the_join(monkeypatch):
+    import sys
+    fake = FakeWlan()
+    monkeypatch.setitem(sys.modules, "network", fake)
+    wifi = mqtt_link.Wifi("Room", "secret99")
+    t = 0
+    for _ in range(20):     # a key down every 2 s: the loop stops stepping the link for 200 ms
+        for _ in range(180):
+            t += 10
+            assert not wifi.up(t)
+        t += 200
+    assert fake.joins == []
+    while not fake.joins:   # the players think: after JOIN_QUIET_MS the join starts
+        t += 10
+        wifi.up(t)
 
 
 def test_a_pico_w_without_an_ssid_is_told(tmp_path):

@@ -44,7 +44,12 @@ SETTINGS = "hall.json"
 KEEPALIVE_S = const(30)
 CONNECT_MS = const(5000)      # connect, CONNACK and SUBACK: each must come within this
 JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
-JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next
+JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next, doubling
+JOIN_PAUSE_MAX_MS = const(300000)   # up to this
+# A join may hold the loop (bringing the radio up, or a radio that fails to start: 0.8 s on the
+# emulated Pico W): one starts only once the loop has run this long with no key down
+JOIN_QUIET_MS = const(3000)
+_GAP_MS = const(60)           # steps further apart than this: a key was down (or the app busy)
 BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to BACKOFF_MAX
 BACKOFF_MAX = const(16000)
 READ = const(512)             # bytes read from the socket at most in one step
@@ -218,8 +223,11 @@ def _length(head, size):
 
 
 class Wifi:
-    """The Pico W's station join through network.WLAN: started once, its status polled each
-    step (rp2's WLAN.connect returns at once; the join runs in the radio's driver)."""
+    """The Pico W's station join through network.WLAN: started, its status polled each step
+    (rp2's WLAN.connect returns at once; the join runs in the radio's driver). The radio is
+    brought up once; a join starts only after JOIN_QUIET_MS with no key down (bringing the
+    radio up, or one that fails to, holds the loop), and after a failed one the pause before
+    the next doubles from JOIN_PAUSE_MS to JOIN_PAUSE_MAX_MS."""
 
     def __init__(self, ssid, password):
         import network   # pyright: ignore[reportMissingImports]  (a Pico W's module)
@@ -228,17 +236,29 @@ class Wifi:
         self.password = password
         self.since = None   # ticks_ms the join was started; None: not started
         self.after = None   # ticks_ms before which no new join starts (after a failed one)
+        self.pause = JOIN_PAUSE_MS   # the pause after the next failed join
         self.why = None     # the last failed join's status
+        self.started = False   # the radio was brought up (active(True) is called once)
+        self.last = None    # ticks_ms of the last call; a gap means a key was down
+        self.quiet = None   # ticks_ms since when the calls came with no gap
 
     def up(self, now):
         """Whether the box has its address; starts or restarts the join when due."""
         w = self.wlan
+        if self.last is None or ticks.diff(now, self.last) > _GAP_MS:
+            self.quiet = now
+        self.last = now
         if w.isconnected():
+            self.pause = JOIN_PAUSE_MS
             return True
         if self.since is None:
             if self.after is not None and ticks.diff(now, self.after) < 0:
                 return False
-            w.active(True)
+            if ticks.diff(now, self.quiet) < JOIN_QUIET_MS:
+                return False
+            if not self.started:
+                self.started = True
+                w.active(True)
             w.connect(self.ssid, self.password)
             self.since = now
             return False
@@ -247,7 +267,8 @@ class Wifi:
             self.why = status
             w.disconnect()
             self.since = None
-            self.after = now + JOIN_PAUSE_MS
+            self.after = now + self.pause
+            self.pause = min(self.pause * 2, JOIN_PAUSE_MAX_MS)
         return False
 
 
