@@ -365,6 +365,8 @@ class FakeWlan:
 
     def connect(self, ssid, password):
         self.joins.append((ssid, password))
+        if getattr(self, "fails", False):
+            raise OSError(1)
 
     def isconnected(self):
         return self.connected
@@ -406,6 +408,25 @@ def test_the_wifi_join_is_started_once_polled_and_retried_after_a_pause(monkeypa
     fake.status_now = 1
     fake.connected = True
     assert wifi.up(t + 10)
+
+
+def test_a_radio_that_does_not_start_is_tried_again_after_the_pause(monkeypatch):
+    import sys
+    fake = FakeWlan()
+    fake.fails = True
+    monkeypatch.setitem(sys.modules, "network", fake)
+    wifi = mqtt_link.Wifi("Room", "secret99")
+    t, tries = 0, []
+    while t < 60000:
+        n = len(fake.joins)
+        wifi.up(t)
+        if len(fake.joins) > n:
+            tries.append(t)
+        t += 10
+    assert fake.actives == [True]       # brought up once
+    gaps = [b - a for a, b in zip(tries, tries[1:])]
+    assert tries[0] >= mqtt_link.JOIN_QUIET_MS and gaps == sorted(gaps) and gaps[0] >= 5000
+    assert len(tries) <= 5              # 5, 10, 20 s... apart: not every second
 
 
 def test_a_key_down_puts_off_the_join(monkeypatch):

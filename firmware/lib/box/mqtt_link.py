@@ -256,20 +256,27 @@ class Wifi:
                 return False
             if ticks.diff(now, self.quiet) < JOIN_QUIET_MS:
                 return False
-            if not self.started:
-                self.started = True
-                w.active(True)
-            w.connect(self.ssid, self.password)
             self.since = now
+            try:
+                if not self.started:
+                    self.started = True
+                    w.active(True)
+                w.connect(self.ssid, self.password)
+            except OSError as exc:   # the radio did not start (the emulated Pico W's has none)
+                self.why = exc.args[0] if exc.args else -1
+                self._failed(now)
             return False
         status = w.status()   # < 0: wrong password, no such network, failed
         if status < 0 or ticks.diff(now, self.since) > JOIN_MS:
             self.why = status
             w.disconnect()
-            self.since = None
-            self.after = now + self.pause
-            self.pause = min(self.pause * 2, JOIN_PAUSE_MAX_MS)
+            self._failed(now)
         return False
+
+    def _failed(self, now):
+        self.since = None
+        self.after = now + self.pause
+        self.pause = min(self.pause * 2, JOIN_PAUSE_MAX_MS)
 
 
 class Link:
