@@ -1,4 +1,5 @@
-"""Why a file a command was given cannot be read, in words: one message shape for every command."""
+"""Reading what a command was given: why a file cannot be read, in words (one message shape for
+every command), and the lines of a byte stream read in pieces (a serial port, a pipe)."""
 import errno
 
 REASONS = {
@@ -31,3 +32,13 @@ def unreadable(path):
     except OSError as exc:
         return cannot_read(path, exc)
     return None
+
+
+def whole_lines(buf, limit):
+    """(lines, seen, rest) of the bytes `buf`: its newline-ended lines without their CR/LF
+    endings, those over `limit` bytes left out; how many lines it ended, left out or not; and
+    the bytes after its last newline, to be joined by the next piece (none when they are over
+    `limit` already: a line that long is noise)."""
+    *ended, rest = buf.split(b"\n")
+    lines = [line.rstrip(b"\r") for line in ended if len(line) <= limit]
+    return lines, len(ended), rest if len(rest) <= limit else b""

@@ -19,6 +19,7 @@ import time
 
 import serial
 
+from host_tools import files
 from host_tools.commands import watch
 from host_tools.device.serial_board import BoardError, find_pico
 from host_tools.errors import MatchboxError, seconds_in
@@ -151,16 +152,9 @@ class Bridge:
                                     "back" % (getattr(exc, "strerror", None) or exc)) from None
             if not data:
                 continue
-            buf += data
-            while True:
-                i = buf.find(b"\n")
-                if i < 0:
-                    break
-                line, buf = buf[:i], buf[i + 1:]
-                if len(line) <= MAX_BOX_LINE:
-                    self._from_box(line.rstrip(b"\r"))
-            if len(buf) > MAX_BOX_LINE:
-                buf = b""
+            lines, _, buf = files.whole_lines(buf + data, MAX_BOX_LINE)
+            for line in lines:
+                self._from_box(line)
 
     def _events(self):
         while True:

@@ -76,17 +76,10 @@ def _split(chunks, counts=None):
     buf = b""
     for chunk in chunks:
         counts["bytes"] += len(chunk)
-        buf += chunk
-        while True:
-            i = buf.find(b"\n")
-            if i < 0:
-                break
-            line, buf = buf[:i], buf[i + 1:]
-            counts["lines"] += 1
-            if len(line) <= MAX_LINE:
-                yield line.decode("utf-8", "replace").rstrip("\r")
-        if len(buf) > MAX_LINE:
-            buf = b""
+        lines, seen, buf = files.whole_lines(buf + chunk, MAX_LINE)
+        counts["lines"] += seen
+        for line in lines:
+            yield line.decode("utf-8", "replace")
     if buf:
         counts["lines"] += 1
         if len(buf) <= MAX_LINE:
