@@ -79,7 +79,7 @@ def main():
         settings = {"host": host, "port": int(sys.argv[3]), "box": box, "password": password}
 
         def make():
-            return mqtt_link.Link(settings, Cursor(journal.store, root), time.ticks_ms,
+            return mqtt_link.Link(settings, Cursor(journal.store, root, journal), time.ticks_ms,
                                   Joined())
         link = make()
     steps = []

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from box.store import Store
-from box.uplink import Cursor, WINDOW, STALL_MS, game_id
+from box.uplink import Cursor, REST_MS, WINDOW, STALL_MS, game_id
 from host_tools.hall import protocol
 from host_tools.hall.uplink import Flash
 
@@ -39,6 +39,8 @@ def _drain(cursor, now=0, acks=True):
     while True:
         item = cursor.next(now)
         if item is None:
+            if cursor.busy:   # it stopped after one file read: call again
+                continue
             return sent
         sent.append(item)
         if acks:
@@ -140,3 +142,53 @@ def test_a_rewritten_record_is_sent_again_from_line_1(tmp_path):
     fresh.connected()
     fresh.ack("b", game, 40, 20)
     assert [s[1] for s in _drain(fresh, acks=False)][:3] == [1, 2, 3]
+
+
+class _Journal:
+    changes = 0
+
+
+def test_resting_until_the_journal_writes_or_the_hall_answers(tmp_path):
+    """Caught up, the cursor is left alone (no file read) until the journal has written, the
+    hall has acknowledged, or, without a journal's count of writes, REST_MS have passed."""
+    root = str(tmp_path)
+    _write_games(root, [], _lines(random.Random(4), 10, "cur"), b"")
+    journal = _Journal()
+    counted = Cursor(Store(), os.path.join(root, "games"), journal)
+    timed = Cursor(Store(), os.path.join(root, "games"))
+    for cursor in (counted, timed):
+        cursor.connected()
+        cursor.ack("b", None, 0, 0)
+        assert not cursor.resting(0, _diff)
+        sent = _drain(cursor, 100)
+        assert len(sent) == 10 and cursor.idle == 100
+    assert counted.resting(100 + 10 * REST_MS, _diff)   # the journal has not written
+    journal.changes += 1
+    assert not counted.resting(100 + 10 * REST_MS, _diff)
+    assert timed.resting(100 + REST_MS - 1, _diff) and not timed.resting(100 + REST_MS, _diff)
+    counted.next(200)
+    assert counted.resting(300, _diff)
+    counted.ack("b", sent[-1][0], 10, 300)               # the hall answered: look again
+    assert not counted.resting(300, _diff)
+
+
+def test_the_last_line_of_a_game_archived_at_once_is_sent_without_a_new_write(tmp_path):
+    """The game's last line and its move to the archive come in one key press: the cursor,
+    caught up before, sends that line and then rests (no write of the journal after it)."""
+    rng = random.Random(5)
+    root = str(tmp_path)
+    lines = _lines(rng, 12, "cur")
+    _write_games(root, [], lines[:11], b"")
+    journal = _Journal()
+    cursor = Cursor(Store(), os.path.join(root, "games"), journal)
+    cursor.connected()
+    cursor.ack("b", None, 0, 0)
+    assert len(_drain(cursor)) == 11 and cursor.resting(0, _diff)
+    _write_games(root, [], lines, b"")            # the last action, then the archive
+    os.rename(os.path.join(root, "games", "current.txt"),
+              os.path.join(root, "games", "archive", "game-001.txt"))
+    journal.changes += 2
+    assert not cursor.resting(0, _diff)
+    last = _drain(cursor)
+    assert [(s[1], s[2]) for s in last] == [(12, lines[11].decode())]
+    assert cursor.resting(0, _diff) and cursor.delivered()

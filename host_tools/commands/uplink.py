@@ -6,8 +6,9 @@ account of the URL `matchbox hall enrol` printed), forwards the hall's acknowled
 box's USB serial and the journal lines the box answers with (box.usb_link) to the broker, one
 QoS 1 message each (host_tools.hall.protocol). It keeps nothing: the box's journal and its
 cursor (box.uplink) are the truth, and after a restart of either side the box sends again from
-the hall's acknowledgement. Lines the box sends while the broker is away are dropped (the box
-sends them again); so nothing queues up here.
+the hall's acknowledgement. Lines the box sends while the broker is away, or before it has
+answered this connection's hello, are dropped (the box sends them again); so nothing queues up
+here.
 
 The USB lines (box.usb_link): to the box `hall hello`, `hall ack {...}`, `hall ping`; from it
 `hall ready`, `hall pong 0|1`, `hall line {...}`, `hall error: ...`. Other lines from the box (the
@@ -27,6 +28,8 @@ from host_tools.hall import protocol
 
 FIRST_ACK_S = 1.0    # connected and no acknowledgement for this long: the hall has none yet
 PING_S = 1.0         # nothing heard from the box for this long: ask whether it is there
+ACK_GAP_S = 0.1      # the hall's acknowledgements go to the box at most this often, the
+                     # latest one (the box reads its USB serial a few bytes a pass)
 MAX_BOX_LINE = 4096  # a line from the box longer than this is noise (a journal line is < 1.2 KB)
 MAX_TO_BOX = 160     # box.usb_link.MAX_IN: the longest line the box reads
 NO_ACK = "none"      # the hall id of the acknowledgement the bridge gives when the hall has none
@@ -93,7 +96,10 @@ class Bridge:
         self.ready = False             # the box answered hello on this connection
         self.sent = 0                  # journal lines published
         self.dropped = 0               # journal lines the box sent while the broker was away
+                                       # (or before it answered this connection's hello)
         self.shown_ack = None
+        self.ack_due = False           # an acknowledgement not yet passed on to the box
+        self.ack_sent = 0.0            # when the last one was
         self.client = protocol.client("box-" + box, box, password, self)
         self.client.connect_async(host, port, keepalive=10)
         self.client.loop_start()
@@ -124,6 +130,8 @@ class Bridge:
         while True:
             self._events()
             now = time.monotonic()
+            if self.ack_due and now - self.ack_sent >= ACK_GAP_S:
+                self._ack_to_box(now)
             if not self.connected and now - started > self.timeout:
                 raise MatchboxError(self.shown, self.refused and "the broker refused box %r: %s"
                                     % (self.box, self.refused) or
@@ -183,13 +191,18 @@ class Bridge:
 
     def _got_ack(self, ack):
         self.ack = ack
+        self.ack_due = True
         boot, game, seq = ack
-        self._to_box("hall ack " + protocol.ack_message(boot, game, seq).decode())
         if game is not None and (game, seq) != self.shown_ack:
             self.shown_ack = (game, seq)
             say("the hall has line %d of game %s" % (seq, game))
         elif game is None and boot != NO_ACK:
             say("the hall has no line of box %s yet" % self.box)
+
+    def _ack_to_box(self, now):
+        self.ack_due = False
+        self.ack_sent = now
+        self._to_box("hall ack " + protocol.ack_message(*self.ack).decode())
 
     def _to_box(self, text):
         data = text.encode() + b"\n"
@@ -212,7 +225,7 @@ class Bridge:
                 say("the box is ready")
             self.ready = True
             if self.ack is not None:
-                self._to_box("hall ack " + protocol.ack_message(*self.ack).decode())
+                self._ack_to_box(time.monotonic())
         elif text.startswith("pong "):
             if text != "pong 1" and self.connected:   # a box that started again: say hello
                 self._to_box("hall hello")
@@ -222,9 +235,9 @@ class Bridge:
             except protocol.ProtocolError as exc:
                 say("dropped a line from the box: %s" % exc)
                 return
-            if not self.connected:
-                self.dropped += 1
-                return
+            if not (self.connected and self.ready):   # before the box's answer to this
+                self.dropped += 1                      # connection's hello: sent for an
+                return                                 # earlier one, and sent again
             self.client.publish(protocol.journal_topic(self.box),
                                 protocol.line_message(game, seq, line, list(prev) if prev else None),
                                 qos=1)

@@ -101,6 +101,11 @@ class Journal:
     def __init__(self, root):
         self.root = root
         self.store = STORE
+        self.changes = 0   # box.journal.Journal's count of its writes
+
+    def append(self, line):
+        STORE.append(self.root + "/current.txt", line)
+        self.changes += 1
 
 
 class App:
@@ -119,6 +124,12 @@ def _box(folder, actions=10):
     poll = select.poll()
     poll.register(hw.usb, select.POLLIN)
     return hw, app, usb_link.UsbLink(hw, app, poll), lines
+
+
+def _steps(link, n=8):
+    """n steps: a step reads at most usb_link.READ bytes of what waits."""
+    for _ in range(n):
+        link.step()
 
 
 def _sent(hw):
@@ -166,36 +177,57 @@ def test_sends_from_the_halls_ack_after_hello():
         assert [m["seq"] for m in _sent(hw)] == [len(lines)]     # only the last, once more
 
 
-def test_nothing_sent_while_a_key_is_down_or_settling():
+class Passes(Exception):
+    pass
+
+
+def test_the_loop_steps_the_link_only_while_no_key_is_down_or_settling():
+    """box.runtime.loop: a pass over the keys (app.step), then the link's step only while no
+    key is down, settling or bouncing."""
+    from box import runtime
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
-        app.keys.hold(True)
+        app.link = link
         hw.type("hall hello\n" + _ack("b1", None, 0))
-        link.step()
-        assert hw.out == ["hall ready"]   # read, answered, but no journal line
-        app.keys.hold(False, settled=False)   # released, not debounced yet
-        link.step()
-        assert hw.out == ["hall ready"]
-        app.keys.hold(False)
-        link.step()
-        assert _sent(hw)
+        _steps(link, 3)
+        before = len(_sent(hw))
+        held = [(True, True), (True, True), (False, False), (False, True), (False, True)]
+        seen = []
+
+        def step():   # the app's pass over the keys: these readings, one pass each
+            if not held:
+                raise Passes()
+            down, settled = held.pop(0)
+            app.keys.hold(down, settled)
+
+        real = link.step
+
+        def link_step():
+            seen.append(len(held))
+            real()
+        app.step = step
+        link.step = link_step
+        hw.idle = lambda: None
+        try:
+            runtime.loop(hw, app)
+        except Passes:
+            pass
+        # stepped after the last two passes only: before, a key was down or not yet settled up
+        assert seen == [1, 0]
+        assert len(_sent(hw)) == before + 2   # a line a step
 
 
-def test_window_and_budget():
+def test_one_line_a_step_and_the_window():
     with Folder() as folder:
         hw, app, link, lines = _box(folder, actions=100)
         hw.type("hall hello\n" + _ack("b1", None, 0))
-        link.step()
-        assert 0 < len(_sent(hw)) <= WINDOW
-        hw.out = []
-        hw.type("hall hello\n" + _ack("b2", None, 0))
-
-        def tick():
-            hw.now += 1
-            return hw.now
-        hw.ticks_ms = tick
-        link.step()   # each line costs 1 ms here: the step stops at its budget
-        assert 0 < len(_sent(hw)) <= usb_link.BUDGET_MS
+        counts = []
+        for _ in range(WINDOW + 10):
+            before = len(_sent(hw))
+            link.step()
+            counts.append(len(_sent(hw)) - before)
+        assert max(counts) == 1                      # a step gives one line at most
+        assert [m["seq"] for m in _sent(hw)] == list(range(1, WINDOW + 1))   # the window
         hw.usb.close()
 
 
@@ -204,7 +236,8 @@ def test_malformed_lines_are_dropped_with_an_error_and_change_nothing():
         hw, app, link, lines = _box(folder)
         gid = game_id(1, b"".join(line + b"\n" for line in HEADER))
         hw.type("hall hello\n" + _ack("b1", gid, 3))
-        link.step()
+        for _ in range(len(lines)):   # every line out, a line a step
+            link.step()
         before = (link.cursor.boot, link.cursor.acked)
         hw.out = []
         bad = [
@@ -221,12 +254,12 @@ def test_malformed_lines_are_dropped_with_an_error_and_change_nothing():
         ]
         for text, error in bad:
             hw.type(text)
-            link.step()
+            _steps(link)
             assert hw.out[:1] == [error], (text, hw.out)
             assert (link.cursor.boot, link.cursor.acked) == before
             hw.out = []
         hw.type(_ack("b1", gid, len(lines)) + "\r\n\n")   # CRLF and a blank line are fine
-        link.step()
+        _steps(link)
         assert hw.out == []
         assert link.cursor.acked == (gid, len(lines))
 
@@ -248,27 +281,36 @@ def test_ping_says_whether_the_link_has_an_acknowledgement():
         link.step()
         assert hw.out == ["hall pong 0"]
         hw.type("hall hello\n" + _ack("b1", None, 0) + "hall ping\n")
-        link.step()
-        assert hw.out[:3] == ["hall pong 0", "hall ready", "hall pong 1"]
+        _steps(link)
+        said = [x for x in hw.out if not x.startswith("hall line ")]
+        assert said == ["hall pong 0", "hall ready", "hall pong 1"]
 
 
-def test_an_idle_link_looks_at_the_journal_every_50_ms():
+def test_an_idle_link_looks_at_the_journal_again_only_after_it_wrote():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
         hw.type("hall hello\n" + _ack("b1", None, 0))
-        for _ in range(5):
+        for _ in range(len(lines) + 2):
             link.step()
         assert len(_sent(hw)) == len(lines)
-        STORE.append(folder.path + "/games/current.txt", b"99: pass\n")   # the next action
-        hw.now += usb_link.REST_MS - 1
+        gid = game_id(1, b"".join(line + b"\n" for line in HEADER))
+        hw.type(_ack("b1", gid, len(lines)))   # the hall has it all
         link.step()
-        assert len(_sent(hw)) == len(lines)   # resting: the journal is not read every pass
-        hw.now += 1
         link.step()
-        assert _sent(hw)[-1]["line"] == "99: pass"
-        STORE.append(folder.path + "/games/current.txt", b"100: pass\n")
+        assert len(_sent(hw)) == len(lines)
+        STORE.append(folder.path + "/games/current.txt", b"99: pass\n")   # not the journal's
+        for _ in range(3):
+            hw.now += 1000
+            link.step()
+        assert len(_sent(hw)) == len(lines)   # resting: no read of the flash for nothing
+        app.journal.append(b"100: pass\n")   # the journal writes the next action
         link.step()
-        assert len(_sent(hw)) == len(lines) + 1
-        hw.type("hall ping\n")   # the computer said something: looked at once
+        link.step()
+        assert [m["line"] for m in _sent(hw)[-2:]] == ["99: pass", "100: pass"], hw.out[-3:]
+        link.step()   # nothing new: resting again
+        STORE.append(folder.path + "/games/current.txt", b"101: pass\n")
         link.step()
         assert _sent(hw)[-1]["line"] == "100: pass"
+        hw.type("hall ping\n")   # the computer said something: looked at once
+        link.step()
+        assert _sent(hw)[-1]["line"] == "101: pass"

@@ -127,6 +127,8 @@ class Journal:
         self.lost = 0         # lines the last resume could not use (a torn last line aside)
         self.repaired = 0     # damaged lines the last resume repaired by their checksum tags
         self.kept = None      # where those lines are kept whole; None: not kept (flash full)
+        self.changes = 0      # writes to the games' files so far: the hall's uplink
+                              # (box.uplink) looks at them again only after one
 
     def _path(self, name):
         return self.root + "/" + name
@@ -447,6 +449,7 @@ class Journal:
             yield part
 
     def _write(self, game, count):
+        self.changes += 1
         self._lines = None
         self._ensure(self.root)
         self._unsnap()
@@ -465,6 +468,7 @@ class Journal:
         written to next.txt (through a tmp), then current.txt is renamed into the archive and
         next.txt to current.txt. Raises OSError (flash full, write error) with the running
         game's record in place, as it was."""
+        self.changes += 1
         st = self.store
         if old is not None and (self._lines is None or self._actions != len(old)):
             self._write(old, len(old))   # the running game, whole, before it is archived
@@ -538,6 +542,7 @@ class Journal:
         # Append one tagged line after `lines`; on failure, try to put the file back to
         # `keep` actions (`undone`: the action an undo line took back, made again first).
         line = tagged(lines + 1, text)
+        self.changes += 1
         try:
             self.store.append(self.current, line)
         except OSError:
@@ -557,6 +562,7 @@ class Journal:
     def archive(self, game):
         """Move the record of a finished game to archive/game-NNN.txt (numbers go on across
         restarts), keep only the last `keep` there. Returns the archive file's path."""
+        self.changes += 1
         st = self.store
         if self._lines is None or self._actions != len(game) or not st.exists(self.current):
             self._write(game, len(game))

@@ -541,6 +541,8 @@ class Link:
                 self._drop(now, "no acknowledgement from the hall")
                 return
         cursor.stalled(now, ticks.diff)
+        if cursor.resting(now, ticks.diff):
+            return
         for _ in range(LINES):
             if self.client.sock.out:   # the packet before is not all on its way yet
                 return
@@ -578,5 +580,5 @@ def link(hw, journal, path=SETTINGS):
                                 "enrol --wifi-ssid`)" % path)
         wifi = Wifi(settings["ssid"], settings.get("wifi_password") or "")
     clock = getattr(hw, "net_ms", None) or hw.ticks_ms
-    return Link(settings, Cursor(journal.store, journal.root), clock, wifi,
+    return Link(settings, Cursor(journal.store, journal.root, journal), clock, wifi,
                 getattr(hw, "tell", None))

@@ -63,19 +63,20 @@ def run(hw, pinmap=None):
 def loop(hw, app):
     """The main loop of a booted app, forever: between two passes over the keys, a step of
     the app's link (app.link: the hall's MQTT link, or the USB link) when it has one and no
-    key is down. A step never waits on what it carries but may take milliseconds on a Pico (a
-    journal line read from flash): one that began as a key went down ends within the key's
-    20 ms debounce, and none runs until the key is up. Without a link the loop only polls the
-    USB serial's input (hw.usb; ipoll allocates nothing), and its first bytes start the USB
-    link (box.usb_link)."""
+    key is down, settling or bouncing. A step never waits on what it carries and gives one
+    journal line at most, but may take a millisecond or two on a Pico (a block of the journal
+    read from flash): a key that goes down meanwhile is read right after it, and no step runs
+    until the key is up again. Without a link the loop only polls the USB serial's input
+    (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
+    (box.usb_link)."""
     import select
     usb = select.poll()
     usb.register(hw.usb, select.POLLIN)
-    down = app.keys._raw   # the keys as last read, 1 = down
+    raw, settled = app.keys._raw, app.keys._state   # the keys as last read, 1 = down
     while True:
         app.step()
         if app.link is not None:
-            if down.find(b"\x01") < 0:
+            if raw.find(b"\x01") < 0 and settled.find(b"\x01") < 0:
                 app.link.step()
         else:
             for _ in usb.ipoll(0):

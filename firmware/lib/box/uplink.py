@@ -2,9 +2,9 @@
 
 The journal on flash is the truth. `Cursor` reads the games from it (games/archive/game-NNN.txt
 oldest first, then games/current.txt), a whole line at a time (a line torn by a power cut is
-not one yet), and keeps in RAM only where it is (the next line's game, number and byte offset)
-and the keys of at most WINDOW lines sent and not yet acknowledged: there is no queue that
-grows while the hall is away. A transport (the MQTT link of a Pico W, the USB link to
+not one yet), and keeps in RAM only where it is (the next line's game, number and byte offset),
+one block of the journal read ahead, and the keys of at most WINDOW lines sent and not yet
+acknowledged: there is no queue that grows while the hall is away. A transport (the MQTT link of a Pico W, the USB link to
 `matchbox uplink`) asks it for the next line, carries it, and brings back the hall's
 acknowledgement; after a new connection, a new start of the hall, or no progress for STALL_MS
 while lines are out, the cursor goes back to the line after the last acknowledged one. The
@@ -14,7 +14,6 @@ A game's id is its number on the box and the CRC-32 of its first six lines (its 
 host_tools/hall/protocol.py says. Hand-written: the journal's layout is the box's own and no
 library reads it; the MQTT client itself is micropython-lib's umqtt (box.mqtt_link).
 """
-import os
 from binascii import crc32
 
 try:
@@ -25,9 +24,11 @@ except ImportError:
 
 WINDOW = const(32)        # lines out at once, not yet acknowledged
 STALL_MS = const(1500)    # no acknowledgement for this long while lines are out: send again
+REST_MS = const(50)       # nothing new: the journal is looked at again after this long, or
+                          # at once after an acknowledgement (without a journal's count)
 HEADER_LINES = const(6)
-_MAX_LINE = const(200)    # a record line with its newline (docs/notation.md)
-SCAN = const(64)          # lines read at most in one call while finding the next line
+BLOCK = const(512)        # journal bytes read at once (about ten lines): the longest line
+                          # (200 bytes with its newline, docs/notation.md) fits twice
 
 
 def game_id(number, header):
@@ -42,19 +43,36 @@ def game_number(game):
 class Cursor:
     """Where the box's uplink is in its journal: `next()` gives the next line to send,
     `ack()` takes the hall's acknowledgement, `delivered()` says whether the hall has
-    everything. `root` is the journal's folder, `store` its file store (box.store)."""
+    everything. `root` is the journal's folder, `store` its file store (box.store), `journal`
+    the box.journal.Journal writing there, if any: its count of writes tells when to look.
 
-    def __init__(self, store, root="games"):
+    A call of next() opens one file at most (and lists the games when they changed): on a
+    Pico a file's open costs about a millisecond, and the link's step must stay short. So the
+    games' numbers stay listed between calls, a game's id is read with the block its lines
+    come from (one open checks the header and reads BLOCK bytes), and the lines in that
+    block cost no flash at all."""
+
+    def __init__(self, store, root="games", journal=None):
         self.store = store
         self.root = root
+        self.journal = journal
+        self._seen = 0         # the journal's count of writes when next() last found nothing
         self.boot = None       # the hall's start the last acknowledgement came from
         self.acked = None      # (game id or None, seq): what the hall has stored
-        self.out = []          # (number, seq) of the lines sent and not yet acknowledged
+        self.out = []          # (number, seq, offset) of the lines sent and not yet acknowledged
         self.moved = 0         # ticks_ms of the last progress while lines are out
-        self._pos = None       # (game id, seq, at, offset): the next line, and line `at`
-                               # starting at byte `offset` on the way to it
+        self.busy = False      # next() gave None only to keep its call short: call again
+        self.idle = None       # ticks_ms when next() last found nothing new (None: it may)
+        self._pos = None       # (number or None, game id or None, seq, at, offset): the next
+                               # line is `seq`, line `at` <= seq starts at byte `offset`
+        self._mark = None      # (game id, seq, offset) of the line the hall acknowledged last
+        self._numbers = None   # the games' numbers as listed last (None: list them again)
+        self._current = False  # whether the last of them is games/current.txt
+        self._buf = bytearray(BLOCK)
+        self._held = None      # (number, game id, base, n): the buffer holds that game's
+                               # bytes from `base`, n of them
+        self._ends = None      # (number, game id, lines): the last game read to its end
         self._rewind = True
-        self._waiting = None   # (path, size) when the last game had no next line yet
         self._again = False    # finding the line the hall acknowledged last, to send again
 
     # --- the hall's side --------------------------------------------------------------------
@@ -63,9 +81,11 @@ class Cursor:
         """A new connection: wait for the hall's acknowledgement, then send from it."""
         self.boot = None
         self._rewind = True
+        self.idle = None
 
     def ack(self, boot, game, seq, now):
         """The hall's acknowledgement: it has every line up to `seq` of `game` (None: none)."""
+        self.idle = None
         if boot != self.boot:
             self.boot = boot
             self._rewind = True
@@ -76,10 +96,12 @@ class Cursor:
             self.acked = (game, seq)
             self.moved = now
         if game is not None:   # the hall acknowledges a duplicate too: it is not out any more
-            key = (game_number(game), seq)
+            number = game_number(game)
             out = self.out
-            while out and out[0] <= key:
-                out.pop(0)
+            while out and (out[0][0], out[0][1]) <= (number, seq):
+                sent = out.pop(0)
+                if sent[1] == seq:
+                    self._mark = (game, seq, sent[2])
                 self.moved = now
 
     def stalled(self, now, ticks_diff):
@@ -87,6 +109,17 @@ class Cursor:
         if self.out and ticks_diff(now, self.moved) > STALL_MS:
             self._rewind = True
             self.moved = now
+            self.idle = None
+
+    def resting(self, now, ticks_diff):
+        """Whether to leave next() alone: it found nothing new and since then neither the
+        hall acknowledged nor the journal wrote (without a journal: less than REST_MS ago).
+        Looking again costs a file's open, not worth one every pass of the loop."""
+        if self.idle is None:
+            return False
+        if self.journal is not None:
+            return self.journal.changes == self._seen
+        return ticks_diff(now, self.idle) < REST_MS
 
     # --- the journal's side -----------------------------------------------------------------
 
@@ -94,37 +127,68 @@ class Cursor:
         """The numbers of the games on the flash, oldest first; the last is the current
         game's (one more than the highest archived) when current.txt is there."""
         st = self.store
-        folder = self.root + "/archive"
+        try:
+            names = st.listdir(self.root)
+        except OSError:
+            names = ()
         numbers = []
-        if st.isdir(folder):
-            for name in st.listdir(folder):
+        if "archive" in names:
+            for name in st.listdir(self.root + "/archive"):
                 if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
                     numbers.append(int(name[5:-4]))
         numbers.sort()
-        if st.exists(self.root + "/current.txt"):
+        self._current = "current.txt" in names
+        if self._current:
             numbers.append(numbers[-1] + 1 if numbers else 1)
         return numbers
 
     def _path(self, number, numbers):
-        if number == numbers[-1] and self.store.exists(self.root + "/current.txt"):
+        if self._current and number == numbers[-1]:
             return self.root + "/current.txt"
         return self.root + "/archive/game-%03d.txt" % number
 
     def _open(self, number, numbers):
-        """(file, id) of game `number`; None when it is absent or its header (six lines) is
-        not whole yet."""
+        """(file, id, header bytes) of game `number`, the file read up to somewhere after its
+        header; None when it is absent or its header (six lines) is not whole yet."""
         try:
             f = self.store.open(self._path(number, numbers), "rb")
         except OSError:
             return None
-        head = b""
-        for _ in range(HEADER_LINES):
-            line = f.readline(_MAX_LINE)
-            if not line.endswith(b"\n"):
-                f.close()
-                return None
-            head += line
-        return f, game_id(number, head)
+        buf = self._buf
+        self._held = None
+        crc = size = lines = 0
+        while lines < HEADER_LINES:
+            n = f.readinto(buf)
+            i = 0
+            while lines < HEADER_LINES:
+                j = buf.find(b"\n", i, n)
+                if j < 0:
+                    break
+                lines += 1
+                i = j + 1
+            if lines < HEADER_LINES:
+                i = n
+                if n < BLOCK:   # the file ends inside its header
+                    f.close()
+                    return None
+            crc = crc32(memoryview(buf)[:i], crc)
+            size += i
+        return f, "%03d-%08x" % (number, crc & 0xFFFFFFFF), size
+
+    def _fill(self, number, numbers, game, offset):
+        """Read game `number`'s block from `offset` into the buffer: its id, or None when its
+        file is gone or its header not whole."""
+        opened = self._open(number, numbers)
+        if opened is None:
+            return None
+        f, gid, _ = opened
+        try:
+            if gid == game or game is None:
+                f.seek(offset)
+                self._held = (number, gid, offset, f.readinto(self._buf))
+            return gid
+        finally:
+            f.close()
 
     def _start(self):
         """Where to send from: the line the hall acknowledged last, again (a duplicate the hall
@@ -133,95 +197,129 @@ class Cursor:
         when the hall has none of the box's games."""
         game, seq = self.acked if self.acked else (None, 0)
         self._again = game is not None and seq > 0
-        return (game, max(seq, 1), 1, 0) if game is not None else (None, 1, 1, 0)
+        if game is None:
+            return None, None, 1, 1, 0
+        mark = self._mark
+        if mark is not None and mark[0] == game and mark[1] == seq:
+            return game_number(game), game, seq, seq, mark[2]
+        return game_number(game), game, max(seq, 1), 1, 0
 
     def next(self, now):
         """(game, seq, line, prev) of the next line to send, or None: nothing new, the window
-        full, no acknowledgement yet on this connection, or still finding the line (at most
-        SCAN lines are read a call). `line` is str without its newline, `prev` [id, lines] of
-        the game before on the flash when seq is 1 and there is one."""
+        full, no acknowledgement yet on this connection, or (with `busy` set) a file read
+        already in this call; `idle` is set when there was nothing new. `line` is str
+        without its newline, `prev` [id, lines] of the game before on the flash when seq is 1
+        and there is one."""
+        self.busy = False
+        self.idle = None
         if self.boot is None:
             return None
+        if self.journal is not None:
+            self._seen = self.journal.changes   # what this call sees of the journal
         if self._rewind or self._pos is None:
             self._rewind = False
-            self._waiting = None
             self.out = []
             self._pos = self._start()
         if len(self.out) >= WINDOW:
             return None
-        waiting = self._waiting
-        if waiting is not None:   # caught up: one stat says whether the journal has grown
-            try:
-                if os.stat(waiting[0])[6] == waiting[1]:
-                    return None
-            except OSError:
-                pass
-            self._waiting = None
-        numbers = self.games()
-        if not numbers:
-            return None
-        game, seq, at, offset = self._pos   # line `at` starts at byte `offset`, at <= seq
-        number = game_number(game) if game else numbers[0]
+        numbers = self._numbers
+        listed = numbers is None
+        if numbers is None:
+            numbers = self._numbers = self.games()
+        number, game, seq, at, offset = self._pos
+        if number is None or number not in numbers:   # none yet, or its record is gone from
+            later = [n for n in numbers if number is None or n > number]   # the box: the
+            if not later:                                                  # next one kept
+                return self._nothing(now, listed)
+            number, game, seq, at, offset = later[0], None, 1, 1, 0
+        read = False
+        buf = self._buf
         while True:
-            if number not in numbers:   # its record is gone from the box: the next one kept
-                later = [n for n in numbers if n > number]
-                if not later:
+            held = self._held
+            line = None
+            ends = False   # the block read in this call ends before line `at` does
+            if held is not None and held[0] == number and held[1] == game \
+                    and held[2] <= offset:
+                base, n = held[2], held[3]
+                j = buf.find(b"\n", offset - base, n)
+                if j >= 0 and at < seq:   # finding line `seq`: this one is only counted
+                    at += 1
+                    offset = base + j + 1
+                    continue
+                if j >= 0:
+                    line = bytes(buf[offset - base:j + 1])
+                else:   # read in this call: the file's end, or a line longer than any
+                    ends = read and (n < BLOCK or base == offset)
+            if line is None and not ends:
+                if read:   # one file read a call
+                    self.busy = True
+                    self._pos = (number, game, seq, at, offset)
                     return None
-                number, game, seq, at, offset = later[0], None, 1, 1, 0
-            opened = self._open(number, numbers)
-            if opened is None:
-                return None
-            f, gid = opened
-            try:
-                if gid != game:   # a game not seen yet, or another game took the number
-                    if game is not None:
+                read = True
+                gid = self._fill(number, numbers, game, offset)
+                if gid is None:   # gone, or a new game whose header is not whole yet
+                    self._pos = (number, game, seq, at, offset)
+                    return self._nothing(now, listed)
+                if gid != game:
+                    if game is not None and not listed:   # another game in the file: the
+                        self._numbers = None             # journal moved on; list again
+                        self.busy = True
+                        self._pos = (number, game, seq, at, offset)
+                        return None
+                    if game is not None:   # another game took the number: from its line 1
                         seq = 1
                     game, at, offset = gid, 1, 0
-                f.seek(offset)
-                budget = SCAN
-                line = b""
-                while at <= seq:
-                    line = f.readline(_MAX_LINE)
-                    if not line.endswith(b"\n"):
-                        break
-                    offset += len(line)
-                    at += 1
-                    budget -= 1
-                    if at <= seq and not budget:
-                        self._pos = (game, seq, at, offset)
-                        return None
-                if at > seq:   # line `seq` read whole
-                    self._again = False
-                    prev = None
-                    i = numbers.index(number)
-                    if seq == 1 and i > 0:
-                        prev = self._prev(numbers[i - 1], numbers)
-                    self._pos = (game, seq + 1, at, offset)
-                    if not self.out:
-                        self.moved = now
-                    self.out.append((number, seq))
-                    return game, seq, line[:-1].decode(), prev
-                if self._again:   # the box has fewer lines of this game than the hall: it
-                    self._again = False   # rewrote the record; every line again, from line 1
-                    number, seq, at, offset = number, 1, 1, 0
-                    continue
-                self._pos = (game, seq, at, offset)
-                if number == numbers[-1]:   # the game being played: its next line is not
-                    if at > 0 and line == b"":   # written yet: until the file grows (a new
-                        self._waiting = (self._path(number, numbers), offset)   # game
-                    return None                  # replaces it with another size), a stat
-            finally:
-                f.close()
-            number, game, seq, at, offset = [n for n in numbers if n > number][0], None, 1, 1, 0
+                continue
+            if line is not None:   # line `seq`
+                at += 1
+                offset += len(line)
+                self._again = False
+                if self.acked == (game, seq):
+                    self._mark = (game, seq, offset - len(line))
+                prev = None
+                i = numbers.index(number)
+                if seq == 1 and i > 0:
+                    prev = self._prev(numbers[i - 1], numbers)
+                self._pos = (number, game, seq + 1, at, offset)
+                if not self.out:
+                    self.moved = now
+                self.out.append((number, seq, offset - len(line)))
+                return game, seq, line[:-1].decode(), prev
+            # no whole line at `offset`: the game's end, as far as it is written
+            if self._again:   # the box has fewer lines of this game than the hall: it
+                self._again = False   # rewrote the record; every line again, from line 1
+                seq, at, offset = 1, 1, 0
+                continue
+            self._pos = (number, game, seq, at, offset)
+            if number == numbers[-1]:
+                if not self._current:   # archived: a new game may have begun
+                    self._numbers = None
+                self.idle = now
+                return None   # the game being played: its next line is not written yet
+            self._ends = (number, game, at - 1)
+            number, game, seq, at, offset = numbers[numbers.index(number) + 1], None, 1, 1, 0
+
+    def _nothing(self, now, listed):
+        # Nothing to send from the games as listed: with a listing older than this call, list
+        # them again in the next call (the journal may have moved on), else rest.
+        self._numbers = None
+        if listed:
+            self.idle = now
+        else:
+            self.busy = True
 
     def _prev(self, number, numbers):
         """[id, whole lines] of game `number`."""
+        ends = self._ends
+        if ends is not None and ends[0] == number:
+            return [ends[1], ends[2]]
         opened = self._open(number, numbers)
         if opened is None:
             return None
-        f, gid = opened
+        f, gid, size = opened
         try:
-            return [gid, HEADER_LINES + _count(f)]
+            f.seek(size)
+            return [gid, HEADER_LINES + self._count(f)]
         finally:
             f.close()
 
@@ -230,7 +328,7 @@ class Cursor:
         journal's last game with a whole header (none: whether the hall has answered)."""
         if self.boot is None:
             return False
-        numbers = self.games()
+        numbers = self._numbers = self.games()
         opened = None
         for number in reversed(numbers):   # a new game's header may not be whole yet
             opened = self._open(number, numbers)
@@ -238,18 +336,25 @@ class Cursor:
                 break
         if opened is None:
             return True
-        f, gid = opened
+        f, gid, size = opened
         try:
-            return self.acked == (gid, HEADER_LINES + _count(f))
+            f.seek(size)
+            return self.acked == (gid, HEADER_LINES + self._count(f))
         finally:
             f.close()
 
-
-def _count(f):
-    """Whole lines from f's position to its end."""
-    n = 0
-    while True:
-        chunk = f.read(256)
-        if not chunk:
-            return n
-        n += chunk.count(b"\n")
+    def _count(self, f):
+        """Whole lines from f's position to its end."""
+        buf = self._buf
+        self._held = None
+        n = 0
+        while True:
+            got = f.readinto(buf)
+            if not got:
+                return n
+            i = 0
+            while True:
+                i = buf.find(b"\n", i, got) + 1
+                if not i:
+                    break
+                n += 1

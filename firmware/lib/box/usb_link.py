@@ -15,15 +15,15 @@ the REPL's output; at the REPL it is a syntax error that runs nothing):
                       hall error: WHY       a line from the computer that was dropped
 
 box.runtime's loop creates the link when the first bytes arrive on the USB serial (until
-then the box holds nothing of it but the loop's poll of hw.usb) and steps it after each pass. A step reads what waits,
-a line of at most MAX_IN bytes (a longer one is dropped with an error line, and the link
-goes on), and only while no key is down sends lines for at most BUDGET_MS; when the journal
-had nothing to send, it looks again REST_MS later (or when the computer says something).
+then the box holds nothing of it but the loop's poll of hw.usb) and steps it after a pass
+over the keys while none is down. A step reads up to READ bytes of what waits, a line of at most MAX_IN bytes (a
+longer one is dropped with an error line, and the link goes on), and sends one journal line
+at most; when the journal had nothing new, it looks again after the cursor's rest (or when
+the computer says something).
 """
 import json
 
 from box import ticks
-from box.keys import COUNT
 
 try:
     from micropython import const
@@ -32,31 +32,25 @@ except ImportError:
         return x
 
 MAX_IN = const(160)     # a line from the computer, without its newline (an ack is < 100 B)
-READ = const(256)       # bytes read from the USB serial at most in one step
-BUDGET_MS = const(4)    # a step sends lines for at most about this long
-REST_MS = const(50)     # nothing to send: the journal is looked at again after this long
-                        # (or at once when the computer says something)
+READ = const(32)        # bytes read from the USB serial at most in one step (a byte at a
+                        # time: the Pico's stdin has no read of what waits)
 PREFIX = "hall "
-_UP = bytes(COUNT)   # box.keys' readings with every key up (read here: a method of Keys
-                     # would cost RAM on every box, with or without the link)
 
 
 class UsbLink:
     """The link of one box: `hw` its board (usb, emit(), ticks_ms), `app` the running App (its
-    journal's folder and store, its keys), `poll` a select.poll with hw.usb registered."""
+    journal's folder and store), `poll` a select.poll with hw.usb registered."""
 
     def __init__(self, hw, app, poll):
         from box.uplink import Cursor
         self.hw = hw
         self.poll = poll
         self.one = bytearray(1)
-        self.keys = app.keys
-        self.cursor = Cursor(app.journal.store, app.journal.root)
+        self.cursor = Cursor(app.journal.store, app.journal.root, app.journal)
         self.buf = bytearray(MAX_IN)
         self.n = 0            # bytes of the line being read
         self.over = False     # the line being read is longer than MAX_IN: dropped at its end
         self.sent = 0         # journal lines sent since the link started
-        self.idle = None      # ticks_ms when the cursor last had nothing to send (None: it may)
 
     def step(self):
         hw = self.hw
@@ -65,20 +59,13 @@ class UsbLink:
         while k < READ and _waiting(self.poll) and hw.usb.readinto(one) == 1:
             self._byte(one[0])
             k += 1
-        keys = self.keys
-        if keys._raw != _UP or keys._state != _UP:
-            return   # a key is down, settling or bouncing: the key path comes first
         now = hw.ticks_ms()
         cursor = self.cursor
         cursor.stalled(now, ticks.diff)
-        if self.idle is not None and ticks.diff(now, self.idle) < REST_MS:
-            return   # the cursor reads the flash to find a line: not every pass for nothing
-        self.idle = None
-        while ticks.diff(hw.ticks_ms(), now) < BUDGET_MS:
-            item = cursor.next(now)
-            if item is None:
-                self.idle = now
-                return
+        if cursor.resting(now, ticks.diff):
+            return
+        item = cursor.next(now)
+        if item is not None:
             game, seq, line, prev = item
             hw.emit(PREFIX + "line " + json.dumps({"game": game, "seq": seq, "line": line,
                                                    "prev": prev}))
@@ -105,7 +92,7 @@ class UsbLink:
         self.hw.emit(PREFIX + "error: %s, dropped" % why)
 
     def _line(self, data):
-        self.idle = None   # an acknowledgement or a hello may let lines go at once
+        self.cursor.idle = None   # whatever the computer says, the journal is looked at again
         if not data.startswith(b"hall "):
             self._error("not a hall line")
             return
