@@ -126,10 +126,15 @@ def _box(folder, actions=10):
     return hw, app, usb_link.UsbLink(hw, app, poll), lines
 
 
-def _steps(link, n=8):
-    """n steps: a step reads at most usb_link.READ bytes of what waits."""
-    for _ in range(n):
+def _take(hw, link, text):
+    """Type `text` to the box and step the link until it has read all of it: a step reads
+    usb_link.READ bytes at most, and one that ends a line does nothing else."""
+    hw.type(text)
+    for _ in range(1000):
+        if not usb_link._waiting(link.poll) and link.n == 0:
+            return
         link.step()
+    raise AssertionError("the link did not read what was typed")
 
 
 def _sent(hw):
@@ -147,10 +152,9 @@ def test_hello_then_the_halls_ack_then_lines():
         hw, app, link, lines = _box(folder)
         link.step()
         assert hw.out == []                      # nothing said: nothing sent
-        hw.type("hall hello\n")
-        link.step()
+        _take(hw, link, "hall hello\n")
         assert hw.out == ["hall ready"]         # no acknowledgement yet: no line
-        hw.type(_ack("b1", None, 0))
+        _take(hw, link, _ack("b1", None, 0))
         for _ in range(20):
             link.step()
         sent = _sent(hw)
@@ -165,13 +169,13 @@ def test_sends_from_the_halls_ack_after_hello():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
         gid = game_id(1, b"".join(line + b"\n" for line in HEADER))
-        hw.type("hall hello\n" + _ack("b1", gid, 9))
+        _take(hw, link, "hall hello\n" + _ack("b1", gid, 9))
         for _ in range(10):
             link.step()
         # the line acknowledged last once more (where a rewritten record would show), then on
         assert [m["seq"] for m in _sent(hw)] == list(range(9, len(lines) + 1))
         hw.out = []
-        hw.type("hall hello\n" + _ack("b2", gid, len(lines)))   # a new start of the hall
+        _take(hw, link, "hall hello\n" + _ack("b2", gid, len(lines)))   # a new start of the hall
         for _ in range(10):
             link.step()
         assert [m["seq"] for m in _sent(hw)] == [len(lines)]     # only the last, once more
@@ -188,8 +192,7 @@ def test_the_loop_steps_the_link_only_while_no_key_is_down_or_settling():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
         app.link = link
-        hw.type("hall hello\n" + _ack("b1", None, 0))
-        _steps(link, 3)
+        _take(hw, link, "hall hello\n" + _ack("b1", None, 0))
         before = len(_sent(hw))
         held = [(True, True), (True, True), (False, False), (False, True), (False, True)]
         seen = []
@@ -235,7 +238,7 @@ def test_malformed_lines_are_dropped_with_an_error_and_change_nothing():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
         gid = game_id(1, b"".join(line + b"\n" for line in HEADER))
-        hw.type("hall hello\n" + _ack("b1", gid, 3))
+        _take(hw, link, "hall hello\n" + _ack("b1", gid, 3))
         for _ in range(len(lines)):   # every line out, a line a step
             link.step()
         before = (link.cursor.boot, link.cursor.acked)
@@ -253,13 +256,11 @@ def test_malformed_lines_are_dropped_with_an_error_and_change_nothing():
             (b"hall ack \xff\xfe\n", "hall error: not UTF-8, dropped"),
         ]
         for text, error in bad:
-            hw.type(text)
-            _steps(link)
+            _take(hw, link, text)
             assert hw.out[:1] == [error], (text, hw.out)
             assert (link.cursor.boot, link.cursor.acked) == before
             hw.out = []
-        hw.type(_ack("b1", gid, len(lines)) + "\r\n\n")   # CRLF and a blank line are fine
-        _steps(link)
+        _take(hw, link, _ack("b1", gid, len(lines)) + "\r\n\n")   # CRLF, a blank line: fine
         assert hw.out == []
         assert link.cursor.acked == (gid, len(lines))
 
@@ -277,11 +278,9 @@ def test_a_line_split_over_steps():
 def test_ping_says_whether_the_link_has_an_acknowledgement():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
-        hw.type("hall ping\n")
-        link.step()
+        _take(hw, link, "hall ping\n")
         assert hw.out == ["hall pong 0"]
-        hw.type("hall hello\n" + _ack("b1", None, 0) + "hall ping\n")
-        _steps(link)
+        _take(hw, link, "hall hello\n" + _ack("b1", None, 0) + "hall ping\n")
         said = [x for x in hw.out if not x.startswith("hall line ")]
         assert said == ["hall pong 0", "hall ready", "hall pong 1"]
 
@@ -289,13 +288,12 @@ def test_ping_says_whether_the_link_has_an_acknowledgement():
 def test_an_idle_link_looks_at_the_journal_again_only_after_it_wrote():
     with Folder() as folder:
         hw, app, link, lines = _box(folder)
-        hw.type("hall hello\n" + _ack("b1", None, 0))
+        _take(hw, link, "hall hello\n" + _ack("b1", None, 0))
         for _ in range(len(lines) + 2):
             link.step()
         assert len(_sent(hw)) == len(lines)
         gid = game_id(1, b"".join(line + b"\n" for line in HEADER))
-        hw.type(_ack("b1", gid, len(lines)))   # the hall has it all
-        link.step()
+        _take(hw, link, _ack("b1", gid, len(lines)))   # the hall has it all
         link.step()
         assert len(_sent(hw)) == len(lines)
         STORE.append(folder.path + "/games/current.txt", b"99: pass\n")   # not the journal's
@@ -311,6 +309,23 @@ def test_an_idle_link_looks_at_the_journal_again_only_after_it_wrote():
         STORE.append(folder.path + "/games/current.txt", b"101: pass\n")
         link.step()
         assert _sent(hw)[-1]["line"] == "100: pass"
-        hw.type("hall ping\n")   # the computer said something: looked at once
+        _take(hw, link, "hall ping\n")   # the computer said something: looked at once
         link.step()
         assert _sent(hw)[-1]["line"] == "101: pass"
+
+
+def test_a_step_reads_a_few_bytes_and_ends_with_a_whole_line():
+    """A step reads usb_link.READ bytes at most, and one that ends a line from the computer
+    sends no journal line: each step stays short on a Pico."""
+    with Folder() as folder:
+        hw, app, link, lines = _box(folder)
+        _take(hw, link, "hall hello\n" + _ack("b1", None, 0))
+        link.step()
+        assert len(_sent(hw)) == 1
+        text = "hall ping\n"
+        hw.type(text + text)
+        for _ in range(len(text) // usb_link.READ):
+            link.step()
+        assert hw.out[-1].startswith("hall line ")   # part of the ping read, a line sent
+        link.step()   # the ping's end: answered, and nothing else in that step
+        assert hw.out[-1] == "hall pong 1"

@@ -16,10 +16,11 @@ the REPL's output; at the REPL it is a syntax error that runs nothing):
 
 box.runtime's loop creates the link when the first bytes arrive on the USB serial (until
 then the box holds nothing of it but the loop's poll of hw.usb) and steps it after a pass
-over the keys while none is down. A step reads up to READ bytes of what waits, a line of at most MAX_IN bytes (a
-longer one is dropped with an error line, and the link goes on), and sends one journal line
-at most; when the journal had nothing new, it looks again after the cursor's rest (or when
-the computer says something).
+over the keys while none is down. A step is short (a key that goes down meanwhile waits for
+it): it reads READ bytes at most of what waits, and either takes one whole line from the
+computer (at most MAX_IN bytes; a longer one is dropped with an error line, and the link goes
+on) or sends one journal line at most. When the journal had nothing new, the cursor rests
+until the journal writes (or the computer says something).
 """
 import json
 
@@ -32,8 +33,9 @@ except ImportError:
         return x
 
 MAX_IN = const(160)     # a line from the computer, without its newline (an ack is < 100 B)
-READ = const(32)        # bytes read from the USB serial at most in one step (a byte at a
-                        # time: the Pico's stdin has no read of what waits)
+READ = const(8)         # bytes read from the USB serial at most in one step (a byte at a
+                        # time, about 0.1 ms each on the emulated Pico: the Pico's stdin has
+                        # no read of all that waits)
 PREFIX = "hall "
 
 
@@ -57,7 +59,8 @@ class UsbLink:
         one = self.one
         k = 0
         while k < READ and _waiting(self.poll) and hw.usb.readinto(one) == 1:
-            self._byte(one[0])
+            if self._byte(one[0]):
+                return   # a line from the computer was taken: that is this step's work
             k += 1
         now = hw.ticks_ms()
         cursor = self.cursor
@@ -72,6 +75,7 @@ class UsbLink:
             self.sent += 1
 
     def _byte(self, b):
+        """Take one byte from the computer; True at the end of a line."""
         if b == 10:   # end of line
             n, over = self.n, self.over
             self.n = 0
@@ -80,13 +84,15 @@ class UsbLink:
                 self._error("a line of more than %d bytes" % MAX_IN)
             elif n:
                 self._line(bytes(self.buf[:n]))
-        elif b == 13 or self.over:
+            return True
+        if b == 13 or self.over:
             pass
         elif self.n < MAX_IN:
             self.buf[self.n] = b
             self.n += 1
         else:
             self.over = True
+        return False
 
     def _error(self, why):
         self.hw.emit(PREFIX + "error: %s, dropped" % why)
