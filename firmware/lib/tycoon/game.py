@@ -12,13 +12,7 @@ code as the first time (so it cannot drift from the rules).
 import sys
 from struct import pack, unpack_from
 
-from tycoon.cards import G, cost, card_type
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
+from tycoon.cards import G, card_type, const, cost
 
 PLAY = const(0)
 PASS = const(1)

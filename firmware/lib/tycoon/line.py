@@ -4,15 +4,9 @@ damaged line (tycoon.repair), which import it; it imports neither. The grammar: 
 """
 from array import array
 
-from tycoon.cards import parse_char
+from tycoon.cards import const, parse_char
 from tycoon.game import PLAY, PASS, RETURN
 from tycoon.writer import _NIBBLE, HEADERS
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 UNDO = const(3)     # the journal's 'undo' line: takes back the last action
 LIMIT = const(200)  # bytes in a line, its newline included

@@ -24,16 +24,11 @@ imports this module to read its journal at boot only.
 import sys
 from struct import calcsize, unpack_from
 
+from tycoon.cards import const
 from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
                          _decode, _state)
 from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
 from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 REPAIRS = const(8)  # lines of a record repaired by their tags at most (a Pico's boot stays short)
 
