@@ -9,10 +9,9 @@ bytearray of snapshots (4 bytes a seat and 30 more), so an undo restores the las
 before the action and replays fewer than SNAP_EVERY actions from the log, through the same
 code as the first time (so it cannot drift from the rules).
 """
-import sys
 from struct import pack, unpack_from
 
-from tycoon.cards import G, card_type, const, cost
+from tycoon.cards import card_type, const, cost
 
 PLAY = const(0)
 PASS = const(1)
@@ -50,9 +49,11 @@ BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _
 # explicit True when the value was declared with 'as'. On CPython an Action, a named tuple with
 # those fields; on MicroPython a plain tuple in the same order (a named tuple cost the box's
 # heap 350-420 B, measured). The engine itself reads actions by position, on both. CPython is
-# told by its name: a CPython may have a `micropython` module too (the dev venv's does).
+# told by its name: a CPython may have a `micropython` module too (the dev venv's does). sys
+# is looked up for this alone and the module keeps no name for it: on MicroPython a module's
+# names are a table that grows in steps (29 slots, then 37: 128 B more on the unix port).
 Action = None
-if sys.implementation.name != "micropython":
+if __import__("sys").implementation.name != "micropython":
     from collections import namedtuple
     Action = namedtuple("Action", ("kind", "seat", "faces", "value", "explicit"))
 
@@ -287,7 +288,7 @@ class Game:
             for other in faces:
                 if card_type(other) == kind:
                     used += 1
-            if used > (gh_copies if face >= G else 4):
+            if used > (gh_copies if face >= _BASE_VALUES else 4):   # G and H: past the base deck
                 raise IllegalAction(_NO_SUCH_CARD)
             c = cost(face, value)
             if c is None:
