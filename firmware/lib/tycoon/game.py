@@ -124,11 +124,6 @@ _HANDS_NEGATIVE = const(6)
 _HANDS_DECK = const(7)
 
 
-def _setup_error(number, *args):
-    message = _SETUP.split("|")[number] % args
-    return ValueError(message, message.split()[0])
-
-
 def deck_size(expansion="none"):
     """Cards in the deck: 56, plus 2 or 4 copies each of G and H."""
     return _BASE_DECK + 4 * EXPANSIONS.index(expansion)
@@ -154,30 +149,39 @@ class Game:
 
     def __init__(self, players, dealer=1, expansion="none", revolution=_REVOLUTION,
                  sticks=_STICKS, hands=None):
+        # the first setting the rules refuse, if any, numbered as in _SETUP
+        fault = -1
+        args = ()
         if not _PLAYERS_MIN <= players <= _PLAYERS_MAX:
-            raise _setup_error(_PLAYERS_RANGE)
-        if not 1 <= dealer <= players:
-            raise _setup_error(_DEALER_RANGE, players)
-        if expansion not in EXPANSIONS:
-            raise _setup_error(_EXPANSION_NAME)
-        if revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
-            raise _setup_error(_REVOLUTION_SIZE)
-        if not 0 <= sticks <= _MAX_STICKS:
-            raise _setup_error(_STICKS_NEGATIVE)
-        if hands is None:
-            hands = default_hands(players, expansion)
-        if len(hands) != players:
-            raise _setup_error(_HANDS_COUNT, players)
-        if min(hands) < 0:
-            raise _setup_error(_HANDS_NEGATIVE)
-        if sum(hands) > deck_size(expansion):
-            raise _setup_error(_HANDS_DECK, sum(hands), deck_size(expansion))
+            fault = _PLAYERS_RANGE
+        elif not 1 <= dealer <= players:
+            fault, args = _DEALER_RANGE, (players,)
+        elif expansion not in EXPANSIONS:
+            fault = _EXPANSION_NAME
+        elif revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
+            fault = _REVOLUTION_SIZE
+        elif not 0 <= sticks <= _MAX_STICKS:
+            fault = _STICKS_NEGATIVE
+        else:
+            if hands is None:
+                hands = default_hands(players, expansion)
+            deck = deck_size(expansion)
+            if len(hands) != players:
+                fault, args = _HANDS_COUNT, (players,)
+            elif min(hands) < 0:
+                fault = _HANDS_NEGATIVE
+            elif sum(hands) > deck:
+                fault, args = _HANDS_DECK, (sum(hands), deck)
+            else:
+                self.hands = tuple(hands)
+        if fault >= 0:   # ValueError(message, setting), as _SETUP says
+            message = _SETUP.split("|")[fault] % args
+            raise ValueError(message, message.split()[0])
         self.players = players
         self.dealer = dealer
         self.expansion = expansion
         self.revolution_size = revolution
         self.total_sticks = sticks
-        self.hands = tuple(hands)
         self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
         self._log = bytearray()
         self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions
