@@ -63,11 +63,11 @@ _LOG_ACTIONS = const(17)
 _STATE = const(18)
 
 
-def _refused(which, *args):
-    # The error of one of the messages above: a NotationError for the reader's, the ValueError
-    # of a packed game that is not one for unpack's.
-    message = _MESSAGES.split("|")[which] % args
-    if which < _NOT_FORMAT_1:
+def _refused(n, *args):
+    # The error of message n above: a NotationError for the reader's, for unpack's the
+    # ValueError of a packed game that is not one.
+    message = _MESSAGES.split("|")[n] % args
+    if n < _NOT_FORMAT_1:
         return NotationError(message)
     return ValueError("packed game: " + message)
 
@@ -264,7 +264,6 @@ class Reader:
         else:
             return None
         return RecordError(*error) if RecordError else error
-        return None
 
 
 def read(f):
@@ -280,7 +279,7 @@ class _Lines:
     def __init__(self, lines):
         self.lines = iter(lines)
 
-    def readline(self, _limit):
+    def readline(self, size):   # size as a file's; the lines come whole
         for line in self.lines:
             raw = line.encode()
             return raw if raw[-1:] == b"\n" else raw + b"\n"
