@@ -21,12 +21,11 @@ The lines the box writes come from tycoon.writer (offered here too, so every too
 whole notation in this module): the box keeps only the writer while a game is played, and
 imports this module to read its journal at boot only.
 """
-import sys
 from struct import calcsize, unpack_from
 
 from tycoon.cards import const
-from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
-                         _decode, _state)
+from tycoon.game import (Action, EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS,
+                         RETURN, _decode, _state)
 from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
 from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
 
@@ -77,7 +76,7 @@ def _refused(n, *args):
 # that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
 # (code: the rule's code, as IllegalAction.code).
 RecordError = None
-if sys.implementation.name != "micropython":
+if Action is not None:   # CPython: tycoon.game tells the runtimes apart, once
     from collections import namedtuple
     RecordError = namedtuple("RecordError", ("line", "kind", "code"))
 
