@@ -3,6 +3,8 @@
 Values are plain ints: 0..15 are 0-F, 16 is G and 17 is H. A segment mask has a = bit 0
 up to g = bit 6, the HT16K33 digit layout, so a mask can go straight to a display.
 """
+# MicroPython's const (folded in at compile time); on CPython a stand-in. The engine's other
+# modules take it from here rather than each carrying the fallback (less .mpy).
 try:
     from micropython import const
 except ImportError:

@@ -9,16 +9,9 @@ bytearray of snapshots (4 bytes a seat and 30 more), so an undo restores the las
 before the action and replays fewer than SNAP_EVERY actions from the log, through the same
 code as the first time (so it cannot drift from the rules).
 """
-import sys
 from struct import pack, unpack_from
 
-from tycoon.cards import G, cost, card_type
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
+from tycoon.cards import card_type, const, cost
 
 PLAY = const(0)
 PASS = const(1)
@@ -56,9 +49,11 @@ BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _
 # explicit True when the value was declared with 'as'. On CPython an Action, a named tuple with
 # those fields; on MicroPython a plain tuple in the same order (a named tuple cost the box's
 # heap 350-420 B, measured). The engine itself reads actions by position, on both. CPython is
-# told by its name: a CPython may have a `micropython` module too (the dev venv's does).
+# told by its name: a CPython may have a `micropython` module too (the dev venv's does). sys
+# is looked up for this alone and the module keeps no name for it: on MicroPython a module's
+# names are a table that grows in steps (29 slots, then 37: 128 B more on the unix port).
 Action = None
-if sys.implementation.name != "micropython":
+if __import__("sys").implementation.name != "micropython":
     from collections import namedtuple
     Action = namedtuple("Action", ("kind", "seat", "faces", "value", "explicit"))
 
@@ -129,11 +124,6 @@ _HANDS_NEGATIVE = const(6)
 _HANDS_DECK = const(7)
 
 
-def _setup_error(number, *args):
-    message = _SETUP.split("|")[number] % args
-    return ValueError(message, message.split()[0])
-
-
 def deck_size(expansion="none"):
     """Cards in the deck: 56, plus 2 or 4 copies each of G and H."""
     return _BASE_DECK + 4 * EXPANSIONS.index(expansion)
@@ -159,30 +149,39 @@ class Game:
 
     def __init__(self, players, dealer=1, expansion="none", revolution=_REVOLUTION,
                  sticks=_STICKS, hands=None):
+        # the first setting the rules refuse, if any, numbered as in _SETUP
+        fault = -1
+        args = ()
         if not _PLAYERS_MIN <= players <= _PLAYERS_MAX:
-            raise _setup_error(_PLAYERS_RANGE)
-        if not 1 <= dealer <= players:
-            raise _setup_error(_DEALER_RANGE, players)
-        if expansion not in EXPANSIONS:
-            raise _setup_error(_EXPANSION_NAME)
-        if revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
-            raise _setup_error(_REVOLUTION_SIZE)
-        if not 0 <= sticks <= _MAX_STICKS:
-            raise _setup_error(_STICKS_NEGATIVE)
-        if hands is None:
-            hands = default_hands(players, expansion)
-        if len(hands) != players:
-            raise _setup_error(_HANDS_COUNT, players)
-        if min(hands) < 0:
-            raise _setup_error(_HANDS_NEGATIVE)
-        if sum(hands) > deck_size(expansion):
-            raise _setup_error(_HANDS_DECK, sum(hands), deck_size(expansion))
+            fault = _PLAYERS_RANGE
+        elif not 1 <= dealer <= players:
+            fault, args = _DEALER_RANGE, (players,)
+        elif expansion not in EXPANSIONS:
+            fault = _EXPANSION_NAME
+        elif revolution != _REVOLUTION and revolution != _HOUSE_REVOLUTION:
+            fault = _REVOLUTION_SIZE
+        elif not 0 <= sticks <= _MAX_STICKS:
+            fault = _STICKS_NEGATIVE
+        else:
+            if hands is None:
+                hands = default_hands(players, expansion)
+            deck = deck_size(expansion)
+            if len(hands) != players:
+                fault, args = _HANDS_COUNT, (players,)
+            elif min(hands) < 0:
+                fault = _HANDS_NEGATIVE
+            elif sum(hands) > deck:
+                fault, args = _HANDS_DECK, (sum(hands), deck)
+            else:
+                self.hands = tuple(hands)
+        if fault >= 0:   # ValueError(message, setting), as _SETUP says
+            message = _SETUP.split("|")[fault] % args
+            raise ValueError(message, message.split()[0])
         self.players = players
         self.dealer = dealer
         self.expansion = expansion
         self.revolution_size = revolution
         self.total_sticks = sticks
-        self.hands = tuple(hands)
         self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
         self._log = bytearray()
         self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions
@@ -293,7 +292,7 @@ class Game:
             for other in faces:
                 if card_type(other) == kind:
                     used += 1
-            if used > (gh_copies if face >= G else 4):
+            if used > (gh_copies if face >= _BASE_VALUES else 4):   # G and H: past the base deck
                 raise IllegalAction(_NO_SUCH_CARD)
             c = cost(face, value)
             if c is None:

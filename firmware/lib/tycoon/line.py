@@ -4,15 +4,9 @@ damaged line (tycoon.repair), which import it; it imports neither. The grammar: 
 """
 from array import array
 
-from tycoon.cards import parse_char
+from tycoon.cards import const, parse_char
 from tycoon.game import PLAY, PASS, RETURN
 from tycoon.writer import _NIBBLE, HEADERS
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 UNDO = const(3)     # the journal's 'undo' line: takes back the last action
 LIMIT = const(200)  # bytes in a line, its newline included
@@ -24,7 +18,7 @@ DIGITS = const(4)   # digits in a number at most
 _MESSAGES = const("bad number '%s'|'%s' is not a card|seat %d: with no action|"
                   "a seat prefix goes only before an action|unexpected '%s' after %s|"
                   "unknown word '%s'|'as' needs a value|play needs at least one card|"
-                  "character U+%04X outside a comment|number '%s' longer than %d digits|"
+                  "character U+%04X outside a comment|number '%s...' longer than %d digits|"
                   "damaged checksum tag|line without a checksum tag after a tagged line")
 _BAD_NUMBER = const(0)
 _NOT_A_CARD = const(1)
@@ -51,15 +45,15 @@ class NotationError(Exception):
         self.message = message
 
 
-def number(token):
+def number(text):
     """The int a number of the notation is (ASCII digits, at most DIGITS); NotationError else."""
     # ASCII digits only (CPython's isdigit() also accepts the likes of '²'): stripping the
     # digits off both ends leaves nothing only when every character is a digit
-    if not token or token.strip("0123456789"):
-        raise NotationError(_BAD_NUMBER, token)
-    if len(token) > DIGITS:
-        raise NotationError(_BIG_NUMBER, token[:DIGITS + 2] + "...", DIGITS)
-    return int(token)
+    if not text or text.strip("0123456789"):
+        raise NotationError(_BAD_NUMBER, text)
+    if len(text) > DIGITS:
+        raise NotationError(_BIG_NUMBER, text[:DIGITS + 2], DIGITS)
+    return int(text)
 
 
 def utf8(raw, end):

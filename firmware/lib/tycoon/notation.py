@@ -21,27 +21,26 @@ The lines the box writes come from tycoon.writer (offered here too, so every too
 whole notation in this module): the box keeps only the writer while a game is played, and
 imports this module to read its journal at boot only.
 """
-import sys
 from struct import calcsize, unpack_from
 
-from tycoon.game import (EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS, RETURN,
-                         _decode, _state)
+from tycoon.cards import const
+from tycoon.game import (Action, EXPANSIONS, PACKED_HEAD, SNAP_EVERY, Game, IllegalAction, PASS,
+                         RETURN, _decode, _state)
 from tycoon.line import LIMIT, UNDO, NotationError, _crc16, number, parse_line, untag, utf8
 from tycoon.writer import HEADERS, action_text, crc16, header_text, tagged
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 REPAIRS = const(8)  # lines of a record repaired by their tags at most (a Pico's boot stays short)
 
 # The reader's own messages (a header, the record as a whole), numbered as tycoon.line numbers
-# those of a line's grammar and tag.
+# those of a line's grammar and tag; then unpack's, each said after "packed game: ".
 _MESSAGES = const("header '%s' after the first action|header '%s' repeated|%s needs one value|"
                   "missing header 'players'|not UTF-8 text|line longer than %d bytes|"
-                  "last line without a newline (cut short: the box drops it)|nothing to undo")
+                  "last line without a newline (cut short: the box drops it)|nothing to undo|"
+                  "not format 1|%d players|%d bytes, too short|expansion %d|"
+                  "%d bytes, its parts make %d|%d snapshots for %d actions|"
+                  "snapshot %d is not at action %d|the log holds %d bytes, snapshot %d is at %d|"
+                  "action %d is illegal|the log holds %d actions, not %d|"
+                  "the state is not what its actions make")
 _HEADER_LATE = const(0)
 _HEADER_TWICE = const(1)
 _ONE_VALUE = const(2)
@@ -50,11 +49,26 @@ _NOT_UTF8 = const(4)
 _TOO_LONG = const(5)
 _TORN = const(6)
 _NO_UNDO = const(7)
+_NOT_FORMAT_1 = const(8)   # unpack's, from here on
+_PLAYERS = const(9)
+_TOO_SHORT = const(10)
+_EXPANSION = const(11)
+_PARTS = const(12)
+_SNAPSHOTS = const(13)
+_SNAPSHOT_AT = const(14)
+_LOG_BYTES = const(15)
+_ILLEGAL = const(16)
+_LOG_ACTIONS = const(17)
+_STATE = const(18)
 
 
-def _refused(which, *args):
-    # The NotationError of one of the reader's messages.
-    return NotationError(_MESSAGES.split("|")[which] % args)
+def _refused(n, *args):
+    # The error of message n above: a NotationError for the reader's, for unpack's the
+    # ValueError of a packed game that is not one.
+    message = _MESSAGES.split("|")[n] % args
+    if n < _NOT_FORMAT_1:
+        return NotationError(message)
+    return ValueError("packed game: " + message)
 
 
 # Where a record stops being readable, as a value: (line, kind, code), a named tuple on
@@ -62,7 +76,7 @@ def _refused(which, *args):
 # that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
 # (code: the rule's code, as IllegalAction.code).
 RecordError = None
-if sys.implementation.name != "micropython":
+if Action is not None:   # CPython: tycoon.game tells the runtimes apart, once
     from collections import namedtuple
     RecordError = namedtuple("RecordError", ("line", "kind", "code"))
 
@@ -249,7 +263,6 @@ class Reader:
         else:
             return None
         return RecordError(*error) if RecordError else error
-        return None
 
 
 def read(f):
@@ -265,7 +278,7 @@ class _Lines:
     def __init__(self, lines):
         self.lines = iter(lines)
 
-    def readline(self, _limit):
+    def readline(self, size):   # size as a file's; the lines come whole
         for line in self.lines:
             raw = line.encode()
             return raw if raw[-1:] == b"\n" else raw + b"\n"
@@ -288,27 +301,27 @@ def unpack(data):
     snapshots out of place in the log, or actions after the last snapshot that the rules
     refuse (they are replayed here) or that do not make the state packed."""
     if len(data) < 2 or data[0] != 1:
-        raise ValueError("packed game: not format 1")
+        raise _refused(_NOT_FORMAT_1)
     n = data[1]
     if not 2 <= n <= 8:
-        raise ValueError("packed game: %d players" % n)
+        raise _refused(_PLAYERS, n)
     head = PACKED_HEAD % n
     at = calcsize(head)   # the state, then the snapshots, then the log
     size = 30 + 4 * n
     if len(data) < at + size:
-        raise ValueError("packed game: %d bytes, too short" % len(data))
+        raise _refused(_TOO_SHORT, len(data))
     v = unpack_from(head, data, 0)
     if v[3] >= len(EXPANSIONS):
-        raise ValueError("packed game: expansion %d" % v[3])
+        raise _refused(_EXPANSION, v[3])
     nactions, nsnaps = v[6 + n:]
     game = Game(n, v[2], EXPANSIONS[v[3]], v[4], v[5], list(v[6:6 + n]))
     state = bytes(data[at:at + size])
     length, last = unpack_from("<HH", state, 0)
     logat = at + size * (1 + nsnaps)
     if len(data) != logat + length:
-        raise ValueError("packed game: %d bytes, its parts make %d" % (len(data), logat + length))
+        raise _refused(_PARTS, len(data), logat + length)
     if nsnaps > nactions // SNAP_EVERY or nsnaps < (nactions - 1) // SNAP_EVERY:
-        raise ValueError("packed game: %d snapshots for %d actions" % (nsnaps, nactions))
+        raise _refused(_SNAPSHOTS, nsnaps, nactions)
     snaps = game._snaps = bytearray(data[at + size:logat])
     log = game._log = bytearray(data[logat:])
     game._nsnaps = nsnaps
@@ -319,12 +332,10 @@ def unpack(data):
     for k in range(nsnaps):
         at = unpack_from("<H", snaps, k * size)[0]
         if not SNAP_EVERY <= at - i <= 7 * SNAP_EVERY:
-            raise ValueError("packed game: snapshot %d is not at action %d" % (
-                k + 1, (k + 1) * SNAP_EVERY + 1))
+            raise _refused(_SNAPSHOT_AT, k + 1, (k + 1) * SNAP_EVERY + 1)
         i = at
     if i > length:
-        raise ValueError("packed game: the log holds %d bytes, snapshot %d is at %d" % (
-            length, nsnaps, i))
+        raise _refused(_LOG_BYTES, length, nsnaps, i)
     # the actions after the last snapshot, through the rules: they must make the state packed
     try:
         i = game._restore(nsnaps)
@@ -335,12 +346,11 @@ def unpack(data):
                 raise IndexError
             game.apply(kind, faces, value if explicit else None, seat)
     except (IllegalAction, IndexError):   # a snapshot the rules cannot go on from, too
-        raise ValueError("packed game: action %d is illegal" % (game.nactions + 1))
+        raise _refused(_ILLEGAL, game.nactions + 1)
     if game.nactions != nactions:
-        raise ValueError("packed game: the log holds %d actions, not %d" % (
-            game.nactions, nactions))
+        raise _refused(_LOG_ACTIONS, game.nactions, nactions)
     if log[i:] != tail or _state(game) != state or game._last != last:
-        raise ValueError("packed game: the state is not what its actions make")
+        raise _refused(_STATE)
     return game
 
 

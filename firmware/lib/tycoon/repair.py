@@ -11,16 +11,10 @@ faces but the last two are walked, those two looked up in a table of every pair,
 text that makes the tag is put to the rules. A line's grammar and tag come from tycoon.line,
 as the reader's do: this module does not import the reader.
 """
-from tycoon.cards import CHARS, G, card_type, cost
+from tycoon.cards import CHARS, G, card_type, const, cost
 from tycoon.game import EXPANSIONS, MAX_PLAY, PLAY, PASS, RETURN, IllegalAction
 from tycoon.line import _BYTE, LIMIT, UNDO, NotationError, _crc16, parse_line
 from tycoon.writer import HEADERS, action_text
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 WINDOW = const(8)    # lines after a repaired one that must read as written (fewer at the end)
 
