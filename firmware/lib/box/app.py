@@ -185,8 +185,9 @@ class App:
     def _play_key(self, code, now):
         entry = self.entry
         if code <= K.H:
+            # a player who must return a stick plays no cards: only PLAY (the return) or UNDO
             refused = "must-return" if self.game.must_return() else entry.face(code)
-            if refused is not None:   # no cards: only PLAY (a return) or UNDO
+            if refused is not None:
                 self._error(refused, now)
         elif code == K.AS:
             entry.toggle_as()
