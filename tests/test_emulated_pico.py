@@ -100,6 +100,11 @@ class Twins:
         self.pico.close()
 
 
+# The tests on the twins run on one xdist worker (`--dist loadgroup`), in this order: one
+# boot of the pair for them all, and the checks after the games see every game.
+on_the_twins = pytest.mark.xdist_group("emulated-pico-twins")
+
+
 @pytest.fixture(scope="module")
 def twins():
     t = Twins()
@@ -140,18 +145,21 @@ def play_twin_game(twins, keys, game, first=()):
     assert game.finished   # a whole game
 
 
+@on_the_twins
 def test_same_bytes_3_players_with_undo_runs(twins):
     keys, game = game_keys((3, 1, "none", 5, 6, [4, 3, 4]), 2, undo_every=4)
     assert keys.count("UNDO") >= 4
     play_twin_game(twins, keys, game)
 
 
+@on_the_twins
 def test_same_bytes_8_players_gh4(twins):
     keys, game = game_keys((8, 3, "gh4", 5, 12, [2, 2, 2, 2, 2, 2, 2, 2]), 24)
     assert "G" in keys and "H" in keys
     play_twin_game(twins, keys, game, first=["MENU"])
 
 
+@on_the_twins
 def test_same_bytes_2_players_with_a_revolution(twins):
     setup = (2, 2, "gh2", 4, 8, [9, 9])
     seed = next(s for s in range(300)
@@ -179,6 +187,7 @@ ILLEGAL = [  # (keys, the error they must show), on a 3-player table where seat 
 ]
 
 
+@on_the_twins
 def test_same_bytes_for_every_illegal_entry(twins):
     setup = (3, 1, "none", 5, 6, [3, 15, 15])
     twins.tap("MENU", LONG_TAP_MS)
@@ -200,6 +209,7 @@ def test_same_bytes_for_every_illegal_entry(twins):
     assert twins.pico.journal_text() == twins.vbox.journal_text()
 
 
+@on_the_twins
 def test_journal_pulled_from_littlefs_replays_to_what_the_displays_show(twins, tmp_path):
     """The journal of the game on the emulated board, as `matchbox replay` reads it, resumed
     on a virtual box, shows what the emulated board's displays show."""
@@ -220,6 +230,7 @@ def test_journal_pulled_from_littlefs_replays_to_what_the_displays_show(twins, t
         assert twins.pico.displays()[0].strip()
 
 
+@on_the_twins
 def test_every_byte_on_the_bus_is_an_ht16k33_command_or_ram(twins):
     """The one HT16K33 model decoded every byte the Pico's I2C peripheral sent, for every game
     so far. (The app no longer scans the bus: `matchbox doctor` does, below, on the pins.)"""
@@ -227,6 +238,7 @@ def test_every_byte_on_the_bus_is_an_ht16k33_command_or_ram(twins):
     assert all(chip.unknown == [] for chip in twins.pico.chips.values())
 
 
+@on_the_twins
 def test_ctrl_c_over_usb_stops_the_app_and_the_watchdog(twins):
     """mpremote's first move: Ctrl-C. The app stops, main.py clears the watchdog's ENABLE bit,
     and the REPL stays free well past the 8 s the watchdog would allow."""

@@ -493,10 +493,11 @@ def test_journal_option_starts_from_a_record(term, tmp_path):
 def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
     record = tmp_path / "game.txt"
     record.write_text("players 2\nhands 15 15\n1: play 7 7\n2: play 3\n")
-    t = term("--journal", str(record), cols=240)
-    t.wait_for(lambda t: t.readings()[:2] == [word("LoSt"), word("   1")])   # the box says it too
     warning = ("%s:4: illegal: wrong-count (the box resumes from the 3 lines before it, keeps the "
                "whole record as games/damaged/NNN-current.txt and shows LoSt)" % record)
+    # wide enough for the whole line, however long the temporary folder's path is
+    t = term("--journal", str(record), cols=max(240, len(warning) + 40))
+    t.wait_for(lambda t: t.readings()[:2] == [word("LoSt"), word("   1")])   # the box says it too
     assert warning in t.text()     # at once, before any key
     assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
     t.pump(session.NOTE_MS / 1000.0 + 0.5)

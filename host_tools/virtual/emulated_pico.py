@@ -19,6 +19,7 @@ own clock, which is an estimate of a Pico's, not a measurement.
         box.keys("2 PLAY")
         print(box.displays(), box.journal_text())
 """
+import atexit
 import json
 import os
 import shutil
@@ -64,12 +65,13 @@ _image = {}
 
 def own_image(board="pico"):
     """The box's own firmware image as `make uf2` makes it, built once per process from the
-    code as it stands (into a temporary folder): the image a maker drags onto a Pico (board
+    code as it stands (into a temporary folder, removed when the process ends): the image a maker drags onto a Pico (board
     "pico") or a Pico W ("picow")."""
     if board not in _image:
         from host_tools.device import image
         data, _facts = image.make_uf2(board=board)
         folder = tempfile.mkdtemp(prefix="matchbox-uf2-")
+        atexit.register(shutil.rmtree, folder, True)   # the image goes with the process
         path = os.path.join(folder, resources.IMAGE_NAMES[board])
         with open(path, "wb") as f:
             f.write(data)

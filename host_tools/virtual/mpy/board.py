@@ -70,6 +70,7 @@ def main():
         if a:
             board.unplugged.add(int(a, 16))
     board.flash.budget = int(opts["cut"])
+    sys.modules["select"] = parts.Select()   # polls hw.usb without the unix port's 1 ms sleep
     if opts["board"] == "pico":
         sys.modules["machine"] = parts.Machine(board)
         sys.modules["time"] = parts.Time(board)

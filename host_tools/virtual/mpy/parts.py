@@ -344,6 +344,8 @@ class VirtualBoard:
 
     # --- the keypad as wires: a pressed key joins its row and column ---
     def column_level(self, c):
+        if not self.down:
+            return 1   # no key down (most passes): no wire joins a column to a row
         pressed = []
         for r in range(len(self.legend)):
             row = self.legend[r]
@@ -475,6 +477,79 @@ class UsbIn(io.IOBase):
         buf[:n] = data[:n]
         self.board.usb_in = data[n:]
         return n
+
+
+class Select:
+    """The board's `select` module (board.py puts it in sys.modules before main.py runs).
+    A poll answers for the USB serial's input (UsbIn) at once, from the bytes the host typed,
+    and hands every other object (the hall link's sockets) to the unix port's select.poll.
+    The unix port's poll asks an object without a file descriptor after sleeping 1 ms of the
+    wall's clock (poll(NULL, 0, 1)), even with a timeout of 0: the main loop polls hw.usb on
+    every pass, and the board's time is virtual, so that millisecond was only the host's wait
+    (most of the time a simulated game took)."""
+
+    def __init__(self):
+        import select
+        self._select = select
+        self.POLLIN = select.POLLIN
+        self.POLLOUT = select.POLLOUT
+        self.POLLERR = select.POLLERR
+        self.POLLHUP = select.POLLHUP
+
+    def poll(self):
+        return Poll(self._select)
+
+
+class Poll:
+    """select.poll of the virtual board: UsbIn here, everything else in a real poll."""
+
+    def __init__(self, select):
+        self._select = select
+        self._usb = []      # [UsbIn, event mask]
+        self._real = None   # the unix port's poll, made at the first other object
+
+    def register(self, obj, mask=5):   # POLLIN | POLLOUT, as select.poll's default
+        if isinstance(obj, UsbIn):
+            for entry in self._usb:
+                if entry[0] is obj:
+                    entry[1] = mask
+                    return
+            self._usb.append([obj, mask])
+            return
+        if self._real is None:
+            self._real = self._select.poll()
+        self._real.register(obj, mask)
+
+    def modify(self, obj, mask):
+        if isinstance(obj, UsbIn):
+            for entry in self._usb:
+                if entry[0] is obj:
+                    entry[1] = mask
+                    return
+            raise OSError(errno.ENOENT)
+        if self._real is None:
+            raise OSError(errno.ENOENT)
+        self._real.modify(obj, mask)
+
+    def unregister(self, obj):
+        if isinstance(obj, UsbIn):
+            self._usb = [entry for entry in self._usb if entry[0] is not obj]
+        elif self._real is not None:
+            self._real.unregister(obj)
+
+    def poll(self, timeout=-1):
+        ready = [(obj, 1) for obj, mask in self._usb if mask & 1 and obj.ioctl(3, 1)]   # POLLIN
+        if self._real is not None:
+            ready.extend(self._real.poll(0 if ready else timeout))
+        return ready
+
+    def ipoll(self, timeout=-1, flags=0):
+        for obj, mask in self._usb:
+            if mask & 1 and obj.ioctl(3, 1):
+                return self.poll(0)
+        if self._real is not None:
+            return self._real.ipoll(timeout, flags)
+        return ()   # nothing typed: nothing to wait for on the board's virtual clock
 
 
 class HW:
