@@ -111,7 +111,8 @@ class App:
     # --- main loop ----------------------------------------------------------------------------
 
     def step(self):
-        """One pass of the main loop: keys, timers, displays, buzzer."""
+        """One pass of the main loop: keys, timers, displays, buzzer. Returns how many key
+        events it handled."""
         now = self.clock()
         n = self.keys.poll(now)
         for i in range(n):
@@ -143,6 +144,7 @@ class App:
             self.refresh_next = (self.refresh_next + 1) % len(self.displays)
             d.check()
         self.buzzer.service(now)
+        return n
 
     def key(self, event, now=None):
         """Handle one key event (a code, or LONG | code)."""

@@ -69,12 +69,14 @@ def loop(hw, app):
     until the key is up again. Without a link the loop only polls the USB serial's input
     (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
     (box.usb_link)."""
+    import gc
     import select
     usb = select.poll()
     usb.register(hw.usb, select.POLLIN)
     raw, settled = app.keys._raw, app.keys._state   # the keys as last read, 1 = down
     while True:
-        app.step()
+        if app.step():
+            gc.collect()   # a key's work is done: its garbage goes now, not in a later key's
         if app.link is not None:
             if raw.find(b"\x01") < 0 and settled.find(b"\x01") < 0:
                 app.link.step()
