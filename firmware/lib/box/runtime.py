@@ -68,7 +68,9 @@ def loop(hw, app):
     read from flash): a key that goes down meanwhile is read right after it, and no step runs
     until the key is up again. Without a link the loop only polls the USB serial's input
     (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
-    (box.usb_link)."""
+    (box.usb_link). After a pass that handled a key the garbage is collected (about 3 ms on
+    a Pico, emulated): MicroPython's allocator searches past all garbage since the last
+    collection, so the next key's allocations would grow slower through a game."""
     import gc
     import select
     usb = select.poll()
