@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from box.store import Store
-from box.uplink import Cursor, REST_MS, WINDOW, STALL_MS, game_id
+from box.uplink import Cursor, LOOK_MS, REST_MS, WINDOW, STALL_MS, game_id
 from host_tools.hall import protocol
 from host_tools.hall.uplink import Flash
 
@@ -162,7 +162,8 @@ def test_resting_until_the_journal_writes_or_the_hall_answers(tmp_path):
         assert not cursor.resting(0, _diff)
         sent = _drain(cursor, 100)
         assert len(sent) == 10 and cursor.idle == 100
-    assert counted.resting(100 + 10 * REST_MS, _diff)   # the journal has not written
+    assert counted.resting(100 + 10 * REST_MS, _diff)   # the journal has not written,
+    assert not counted.resting(100 + LOOK_MS, _diff)     # but it is looked at now and then
     journal.changes += 1
     assert not counted.resting(100 + 10 * REST_MS, _diff)
     assert timed.resting(100 + REST_MS - 1, _diff) and not timed.resting(100 + REST_MS, _diff)

@@ -298,7 +298,7 @@ def test_an_idle_link_looks_at_the_journal_again_only_after_it_wrote():
         assert len(_sent(hw)) == len(lines)
         STORE.append(folder.path + "/games/current.txt", b"99: pass\n")   # not the journal's
         for _ in range(3):
-            hw.now += 1000
+            hw.now += 500
             link.step()
         assert len(_sent(hw)) == len(lines)   # resting: no read of the flash for nothing
         app.journal.append(b"100: pass\n")   # the journal writes the next action

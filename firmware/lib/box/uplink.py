@@ -26,6 +26,8 @@ WINDOW = const(32)        # lines out at once, not yet acknowledged
 STALL_MS = const(1500)    # no acknowledgement for this long while lines are out: send again
 REST_MS = const(50)       # nothing new: the journal is looked at again after this long, or
                           # at once after an acknowledgement (without a journal's count)
+LOOK_MS = const(2000)     # with a journal's count: looked at after a write, and this often
+                          # all the same (whatever the count missed costs 2 s at most)
 HEADER_LINES = const(6)
 BLOCK = const(512)        # journal bytes read at once (about ten lines): the longest line
                           # (200 bytes with its newline, docs/notation.md) fits twice
@@ -100,7 +102,7 @@ class Cursor:
             out = self.out
             while out and (out[0][0], out[0][1]) <= (number, seq):
                 sent = out.pop(0)
-                if sent[1] == seq:
+                if sent[0] == number and sent[1] == seq:
                     self._mark = (game, seq, sent[2])
                 self.moved = now
 
@@ -113,12 +115,12 @@ class Cursor:
 
     def resting(self, now, ticks_diff):
         """Whether to leave next() alone: it found nothing new and since then neither the
-        hall acknowledged nor the journal wrote (without a journal: less than REST_MS ago).
+        hall acknowledged nor the journal wrote, LOOK_MS at most (without a journal: REST_MS).
         Looking again costs a file's open, not worth one every pass of the loop."""
         if self.idle is None:
             return False
         if self.journal is not None:
-            return self.journal.changes == self._seen
+            return self.journal.changes == self._seen and ticks_diff(now, self.idle) < LOOK_MS
         return ticks_diff(now, self.idle) < REST_MS
 
     # --- the journal's side -----------------------------------------------------------------
