@@ -193,3 +193,54 @@ def test_the_last_line_of_a_game_archived_at_once_is_sent_without_a_new_write(tm
     last = _drain(cursor)
     assert [(s[1], s[2]) for s in last] == [(12, lines[11].decode())]
     assert cursor.resting(0, _diff) and cursor.delivered()
+
+
+def test_a_game_archived_while_the_link_was_down_keeps_its_number(tmp_path):
+    """The games were listed while game 1 was being played; the link dropped, game 1 went to
+    the archive and game 2 began. Sending from the hall's start again, the cursor gives
+    game 1's lines as game 1 and game 2's as game 2 (not current.txt's as game 1: a listing
+    older than the call is not trusted for a game's number)."""
+    rng = random.Random(6)
+    root = str(tmp_path)
+    one, two = _lines(rng, 23, "one"), _lines(rng, 40, "two")
+    _write_games(root, [], one[:20], b"")
+    journal = _Journal()
+    cursor = Cursor(Store(), os.path.join(root, "games"), journal)
+    cursor.connected()
+    cursor.ack("b1", None, 0, 0)
+    assert len(_drain(cursor, acks=False)) == 20
+    cursor.connected()                       # dropped; the box plays on
+    _write_games(root, [], one, b"")
+    os.rename(os.path.join(root, "games", "current.txt"),
+              os.path.join(root, "games", "archive", "game-001.txt"))
+    _write_games(root, [], two, b"")
+    journal.changes += 3
+    for start in (None, 0), ("001-" + "0" * 8, 5):   # the hall has none, or another game 1
+        cursor.connected()
+        cursor.ack("b2", start[0], start[1], 10)
+        sent = [(s[0], s[1], s[2]) for s in _drain(cursor, 10)]
+        expected = [(gid, seq, line) for gid, lines, _ in Flash(root).list()
+                    for seq, line in enumerate(lines, 1)]
+        assert sent == expected and cursor.delivered()
+
+
+def test_games_moved_on_while_the_cursor_reads_an_older_one(tmp_path):
+    """Listed as game 1 archived and game 2 current; while the cursor is still in game 1,
+    game 2 goes to the archive and game 3 begins: game 2 and game 3 keep their numbers."""
+    rng = random.Random(7)
+    root = str(tmp_path)
+    one, two, three = _lines(rng, 40, "one"), _lines(rng, 10, "two"), _lines(rng, 8, "three")
+    _write_games(root, [(1, one)], two, b"")
+    cursor = Cursor(Store(), os.path.join(root, "games"))
+    cursor.connected()
+    cursor.ack("b", None, 0, 0)
+    first = _drain(cursor, acks=False)
+    assert [s[1] for s in first] == list(range(1, WINDOW + 1))   # the window, all of game 1
+    os.rename(os.path.join(root, "games", "current.txt"),
+              os.path.join(root, "games", "archive", "game-002.txt"))
+    _write_games(root, [], three, b"")
+    cursor.ack("b", first[-1][0], WINDOW, 5)
+    sent = [(s[0], s[1], s[2]) for s in _drain(cursor, 5)]
+    expected = [(gid, seq, line) for gid, lines, _ in Flash(root).list()
+                for seq, line in enumerate(lines, 1)]
+    assert sent == expected[WINDOW:] and cursor.delivered()

@@ -221,6 +221,7 @@ class Cursor:
         if self._rewind or self._pos is None:
             self._rewind = False
             self.out = []
+            self._numbers = None   # listed again: the games may have moved on since
             self._pos = self._start()
         if len(self.out) >= WINDOW:
             return None
@@ -263,11 +264,11 @@ class Cursor:
                     self._pos = (number, game, seq, at, offset)
                     return self._nothing(now, listed)
                 if gid != game:
-                    if game is not None and not listed:   # another game in the file: the
-                        self._numbers = None             # journal moved on; list again
-                        self.busy = True
-                        self._pos = (number, game, seq, at, offset)
-                        return None
+                    if not listed:   # a game not seen in this file before, and the games
+                        self._numbers = None   # listed before this call: the journal may
+                        self.busy = True       # have moved on (current.txt archived, a new
+                        self._pos = (number, game, seq, at, offset)   # game begun): list
+                        return None                                  # again, then read
                     if game is not None:   # another game took the number: from its line 1
                         seq = 1
                     game, at, offset = gid, 1, 0
