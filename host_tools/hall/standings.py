@@ -104,7 +104,7 @@ class Reader:
                     if not raw.endswith(b"\n"):   # the end (or a line still being written)
                         hit.stamp = hit.stamp[:2] + (reader.size,)
                         return True
-                    reader.take(raw)
+                    reader.feed_bytes(raw, False)
                     action = _action(raw)
                     if action is not None:
                         hit.last = (hit.last + [action])[-LAST_ACTIONS:]

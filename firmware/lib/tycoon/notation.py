@@ -124,57 +124,55 @@ class Reader:
             return self.ahead.pop(0)
         return f.readline(LIMIT)
 
-    def feed_bytes(self, raw):
+    def feed_bytes(self, raw, repair=True):
         """Read the next line from its bytes, the newline included (readline(LIMIT) of a
         file, or next_line). Raises NotationError or IllegalAction; the game is unchanged
         then. A damaged line is repaired by its tag (docs/notation.md) when the reader reads
-        its file through next_line."""
+        its file through next_line, unless `repair` is False. One call a line, the short way
+        and the long way in it: a Pico resuming its journal pays for every call."""
         try:
-            events = self.take(raw)
+            n = len(raw)
+            game = self.game
+            # 'S: pass  #~hhhh' and 'S: return  #~hhhh' with the right tag, most lines of a
+            # long journal, the short way (a Pico resuming reads every line at power-up):
+            # exactly what the long way below makes of them; any other line, or a wrong tag,
+            # takes the long way.
+            if (n == 16 or n == 18) and game is not None and raw[n - 9:n - 5] == b"  #~" \
+                    and raw[1:3] == b": " and 48 <= raw[0] <= 57 and raw[n - 1] == 10 \
+                    and raw[3:n - 9] == (b"pass" if n == 16 else b"return") \
+                    and raw[n - 5:n - 1] == ("%04x" % _crc16(raw[:n - 9], _crc16(
+                        ("%d|" % (self.lineno + 1)).encode()))).encode():
+                self.lineno += 1
+                self.kind = "action"
+                self.tagged = True
+                events = game.apply(PASS if n == 16 else RETURN, (), None, raw[0] - 48)
+                self.size += n
+                return events
+            self.kind = None
+            if n > LIMIT or not n or raw[n - 1] != 10:
+                self.lineno += 1
+                if n >= LIMIT:
+                    raise _refused(_TOO_LONG, LIMIT)
+                raise _refused(_TORN)
+            end = n - 1
+            if end and raw[end - 1] == 13:   # CRLF
+                end -= 1
+            start = 0
+            if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark: line 1
+                start = 3
+            # max() runs in C: a line of ASCII (all the box writes) needs no check byte by byte
+            if max(raw) >= 0x80 and not utf8(raw, end):
+                self.lineno += 1
+                raise _refused(_NOT_UTF8)
+            events = self.feed(raw[start:end].decode())
+            self.size += n
+            return events
         except (NotationError, IllegalAction):
-            events = self._repair(raw)
+            events = self._repair(raw) if repair else None
             if events is None:
                 raise
             self.size += len(raw)
-        return events
-
-    def take(self, raw):
-        """feed_bytes without the repair."""
-        n = len(raw)
-        game = self.game
-        # 'S: pass  #~hhhh' and 'S: return  #~hhhh' with the right tag, most lines of a long
-        # journal, the short way (a Pico resuming reads every line at power-up): exactly what
-        # the long way below makes of them; any other line, or a wrong tag, takes the long way.
-        if (n == 16 or n == 18) and game is not None and raw[n - 9:n - 5] == b"  #~" \
-                and raw[1:3] == b": " and 48 <= raw[0] <= 57 and raw[n - 1] == 10 \
-                and raw[3:n - 9] == (b"pass" if n == 16 else b"return") \
-                and raw[n - 5:n - 1] == ("%04x" % _crc16(raw[:n - 9], _crc16(
-                    ("%d|" % (self.lineno + 1)).encode()))).encode():
-            self.lineno += 1
-            self.kind = "action"
-            self.tagged = True
-            events = game.apply(PASS if n == 16 else RETURN, (), None, raw[0] - 48)
-            self.size += n
             return events
-        self.kind = None
-        if n > LIMIT or not n or raw[n - 1] != 10:
-            self.lineno += 1
-            if n >= LIMIT:
-                raise _refused(_TOO_LONG, LIMIT)
-            raise _refused(_TORN)
-        end = n - 1
-        if end and raw[end - 1] == 13:   # CRLF
-            end -= 1
-        start = 0
-        if not self.lineno and raw[:3] == b"\xef\xbb\xbf":   # a byte-order mark opens line 1
-            start = 3
-        # max() runs in C: a line of ASCII (all the box writes) needs no byte-by-byte check
-        if max(raw) >= 0x80 and not utf8(raw, end):
-            self.lineno += 1
-            raise _refused(_NOT_UTF8)
-        events = self.feed(raw[start:end].decode())
-        self.size += n
-        return events
 
     def _repair(self, raw):
         # A line of a tagged record that failed: read as the one legal action its tag allows,
@@ -247,9 +245,11 @@ class Reader:
         first problem. `tick`, if given, is called every 32 lines (the box feeds its watchdog
         with it)."""
         self.tick = tick
+        self.source = f   # next_line's, written out here: a call less a line
+        ahead = self.ahead
         try:
             while True:
-                raw = self.next_line(f)
+                raw = ahead.pop(0) if ahead else f.readline(LIMIT)
                 if not raw:
                     break
                 self.feed_bytes(raw)

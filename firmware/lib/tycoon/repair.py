@@ -153,7 +153,7 @@ def _follows(reader):
             break
         last = game.last_action()
         try:
-            reader.take(raw)
+            reader.feed_bytes(raw, False)
         except (NotationError, IllegalAction):
             ok = len(raw) < LIMIT and raw[-1] != 10   # torn: the end of the record
             break
