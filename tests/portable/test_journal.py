@@ -126,6 +126,8 @@ def test_the_readers_byte_table_crc_is_the_writers_crc16():
         assert notation._crc16(data, 0x1D0F) == crc16(data, 0x1D0F), data
     every = bytes(range(256))
     assert notation._crc16(every) == crc16(every)
+    from tycoon import line   # the table, written out: each entry the CRC of its byte
+    assert [line._BYTE[i] for i in range(256)] == [crc16(bytes((i,)), 0) for i in range(256)]
 
 
 def test_pass_and_return_take_the_short_way_to_what_the_long_way_gives():
