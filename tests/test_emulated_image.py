@@ -143,6 +143,21 @@ def test_the_pico_w_image_runs_the_box_without_its_radio(tmp_path):
         assert board_says(picow, "1 + 1") == "2"   # the REPL answers after it
 
 
+def test_files_named_like_built_ins_on_the_flash_do_not_stand_in_for_them(tmp_path):
+    """box.powerup files the built-ins the box imports under their plain names from their
+    u-names: MicroPython looks along sys.path, the littlefs first, for `json.py` before it takes
+    the built-in (about 2.2 ms a module at every boot). Such files on the littlefs are not
+    imported: the box resumes its game."""
+    files, game = game_files(tmp_path)
+    for name in ("json", "struct", "binascii", "array", "time", "machine", "os", "select"):
+        files[name + ".py"] = b"raise ImportError('the stray %s.py')\n" % name.encode()
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(300)
+        assert pico.displays()[0].strip() and b"stray" not in pico.serial
+        assert journal_state(pico)[1] == notation.write(game)
+
+
 @needs_stock
 def test_the_image_dragged_onto_a_stock_box_resumes_its_game(tmp_path):
     """A box flashed the stock way (.mpy on littlefs) gets the image: its game resumes, and the

@@ -63,8 +63,11 @@ class Keys:
         self._long_ok = bytearray(COUNT)
         self._changed = [0] * COUNT  # time of the last raw change
         self.events = bytearray(COUNT)  # a key gives at most one event per poll
-        for c in range(COUNT):
-            self._long_ok[c] = 1 if long_keys is None or c in long_keys else 0
+        if long_keys is None:
+            self._long_ok[:] = b"\x01" * COUNT
+        else:
+            for c in long_keys:
+                self._long_ok[c] = 1
         for p in self.rows:
             p.value(1)
 

@@ -3,10 +3,25 @@
 Hold MENU at power-up (or leave a file named `maintenance` in the root, as `matchbox doctor`
 does) to skip the app and the watchdog and stay at the REPL for maintenance. Ctrl-C over USB
 stops the app and the watchdog too, so mpremote can work on a running box.
-"""
-import os
 
-from box import hw_pico, pins, runtime
+The built-in modules the box imports are filed in sys.modules under their plain names first
+from their u-names: MicroPython looks for a file of a built-in's plain name (`time.py`) along
+sys.path before it takes the built-in, a search of the littlefs costing about 2.2 ms a module
+on the emulated Pico (15 ms of every boot), while `utime` is the built-in at once. A stray
+`json.py` on the flash cannot stand in for the built-in either.
+"""
+import sys
+
+for _name in ("os", "time", "machine", "json", "struct", "binascii", "array", "select"):
+    if _name not in sys.modules:   # (the simulator's board files its own machine and time)
+        try:
+            sys.modules[_name] = __import__("u" + _name)
+        except ImportError:   # a build without it: imported as usual where it is needed
+            pass
+
+import os   # noqa: E402  (after the built-ins are filed)
+
+from box import hw_pico, pins, runtime   # noqa: E402
 
 
 def _flag_file():
@@ -20,14 +35,15 @@ def _flag_file():
 def run():
     m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
     hw = hw_pico.build(m)
-    if _flag_file() or runtime.maintenance(hw, m):
+    keys = runtime.keypad(hw, m)
+    if _flag_file() or runtime.maintenance(keys):
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
         return
     # Any other error ends the loop with a traceback; the watchdog then restarts the box,
     # which resumes the game from its journal.
     hw.watchdog(8000)
     try:
-        app = runtime.start(hw, m)
+        app = runtime.start(hw, m, keys)   # the keypad made once
         m = None   # the map's 2.4 KB of heap go back once the parts are built
         runtime.loop(hw, app)
     except KeyboardInterrupt:

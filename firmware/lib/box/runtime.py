@@ -10,10 +10,14 @@ from box.journal import Journal
 from box.keys import Keys, MENU
 
 
-def maintenance(hw, pinmap=None):
-    """True when the maintenance key (MENU) is held at power-up: skip the app, keep the REPL."""
+def keypad(hw, pinmap=None):
+    """The keys of the map's keypad on hw's pins."""
     m = pinmap or pins.load()
-    keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    return Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+
+
+def maintenance(keys):
+    """True when the maintenance key (MENU) is held at power-up: skip the app, keep the REPL."""
     return keys.read(MENU)
 
 
@@ -27,21 +31,22 @@ def display(kind, i2c, address):
     raise ValueError("no driver for display kind %r" % kind)
 
 
-def build(hw, pinmap=None):
+def build(hw, pinmap=None, keys=None):
     """The App wired to hw, with a driver for every display of the map: the panels are shared
     out over those that answer, and one that answers later (plugged in, or slow at power-up)
-    is picked up and lit by the app."""
+    is picked up and lit by the app. `keys`: the keypad already made (power-up made it to
+    look for the maintenance key; making it takes about 4 ms on a Pico, emulated)."""
     m = pinmap or pins.load()
     displays = [display(kind, hw.i2c, a) for kind, a in pins.displays(m)]
-    keys = Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    keys = keys or keypad(hw, m)
     buzzer = Buzzer(hw.buzzer, hw.ticks_ms)
     journal = Journal(hw.games, hw.store, feed=hw.feed)   # a long read feeds the watchdog
     return App(displays, keys, buzzer, journal, hw.ticks_ms, hw.emit)
 
 
-def start(hw, pinmap=None):
+def start(hw, pinmap=None, keys=None):
     """The app, built and booted (resuming the journalled game), ready for app.step()."""
-    app = build(hw, pinmap)
+    app = build(hw, pinmap, keys)
     hw.app = app   # lets a simulator or debugger reach the running game
     app.boot()
     if app.journal.store.exists("hall.json"):   # the hall's settings: its link (box.mqtt_link)
