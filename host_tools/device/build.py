@@ -32,6 +32,9 @@ SKIP_DIRS = ("__pycache__",)
 # Top-level firmware folders that never go onto a board: board/ builds the base firmware
 # (its main.py is frozen in; the board definition and the build script stay on the host).
 HOST_ONLY = ("board",)
+# Files that never go onto a board: CPython's named tuples of the engine's values (MicroPython
+# never imports it; on the box it would only take flash).
+HOST_ONLY_FILES = ("lib/tycoon/named.py",)
 SKIP_SUFFIXES = (".pyc", ".pyo")
 
 
@@ -74,8 +77,9 @@ def firmware_files(root=FIRMWARE):
         for name in filenames:
             if name.startswith(".") or name.endswith(SKIP_SUFFIXES):
                 continue
-            rel = os.path.relpath(os.path.join(dirpath, name), root)
-            found.append(rel.replace(os.sep, "/"))
+            rel = os.path.relpath(os.path.join(dirpath, name), root).replace(os.sep, "/")
+            if rel not in HOST_ONLY_FILES:
+                found.append(rel)
     return sorted(found)
 
 

@@ -47,15 +47,15 @@ BOUNDS = (_PLAYERS_MIN, _PLAYERS_MAX, _REVOLUTION, _HOUSE_REVOLUTION, _STICKS, _
 # An action as actions() and last_action() give it: (kind, seat, faces, value, explicit), faces
 # a tuple of the faces as written, value the value it played as (-1 for a pass or a return),
 # explicit True when the value was declared with 'as'. On CPython an Action, a named tuple with
-# those fields; on MicroPython a plain tuple in the same order (a named tuple cost the box's
-# heap 350-420 B, measured). The engine itself reads actions by position, on both. CPython is
-# told by its name: a CPython may have a `micropython` module too (the dev venv's does). sys
-# is looked up for this alone and the module keeps no name for it: on MicroPython a module's
-# names are a table that grows in steps (29 slots, then 37: 128 B more on the unix port).
+# those fields (tycoon.named, a module the box never loads); on MicroPython a plain tuple in the
+# same order (the named tuple type cost the box's heap 350-420 B, measured).
+# The engine itself reads actions by position, on both. CPython is told by its name: a CPython
+# may have a `micropython` module too (the dev venv's does). sys is looked up for this alone and
+# the module keeps no name for it: on MicroPython a module's names are a table that grows in
+# steps (29 slots, then 37: 128 B more on the unix port).
 Action = None
 if __import__("sys").implementation.name != "micropython":
-    from collections import namedtuple
-    Action = namedtuple("Action", ("kind", "seat", "faces", "value", "explicit"))
+    from tycoon.named import Action
 
 # The action log (a bytearray, see _decode): one head byte per action,
 #   bits 7-6 kind (PLAY, PASS, RETURN), bits 5-3 cards played (plays only), bits 2-0 seat - 1;

@@ -72,13 +72,12 @@ def _refused(n, *args):
 
 
 # Where a record stops being readable, as a value: (line, kind, code), a named tuple on
-# CPython, a plain tuple on MicroPython (as tycoon.game.Action). line is 1-based (0 for a file
-# that cannot be read at all), kind 'syntax' (code: what is wrong, in words) or 'illegal'
-# (code: the rule's code, as IllegalAction.code).
+# CPython (tycoon.named), a plain tuple on MicroPython (as tycoon.game.Action). line is
+# 1-based (0 for a file that cannot be read at all), kind 'syntax' (code: what is wrong, in
+# words) or 'illegal' (code: the rule's code, as IllegalAction.code).
 RecordError = None
 if Action is not None:   # CPython: tycoon.game tells the runtimes apart, once
-    from collections import namedtuple
-    RecordError = namedtuple("RecordError", ("line", "kind", "code"))
+    from tycoon.named import RecordError
 
 
 class Reader:
