@@ -223,3 +223,34 @@ def test_a_box_connecting_gets_no_other_box_s_retained_ack(hall):
                      1.5) == [], t1.messages
         t1.close()
     t2.close()
+
+
+def test_the_embedded_broker_ends_with_the_hall_killed_alone(tmp_path):
+    """The embedded broker is a child process of `hall serve`: the hall's process alone killed
+    with SIGKILL (not its group), the broker goes too and frees its port, and the hall starts
+    again on the same ports and takes its boxes again."""
+    import signal
+    import socket
+    folder = str(tmp_path / "hall")
+    h = Hall(folder)
+    url = enrol(folder, "t1", h.mqtt)
+    h.start()
+    try:
+        os.kill(h.proc.pid, signal.SIGKILL)
+        h.proc.wait(10)
+
+        def port_free():
+            try:
+                socket.create_connection(("127.0.0.1", h.mqtt), 0.2).close()
+                return False
+            except OSError:
+                return True
+        assert until(port_free, 10)
+        h.proc = None
+        h.start()
+        _, _, user, password = protocol.parse_url(url)
+        c = Client(h.mqtt, user, password)
+        assert c.rc == 0
+        c.close()
+    finally:
+        h.stop()

@@ -1,4 +1,10 @@
-"""The embedded broker: amqtt (an MQTT 3.1.1 broker from PyPI) in a thread of the hall.
+"""The embedded broker: amqtt (an MQTT 3.1.1 broker from PyPI) in a process of the hall's own.
+
+`matchbox hall serve` without --broker starts it as a child process (`BrokerProcess`: this
+module run with `python -m`), so that the broker and the hall's records and page each have a
+core of their own (one process, one interpreter lock, was saturated near 100 tables at ten
+times a human pace, docs/hall.md). The child lives and dies with the hall: it stops when its
+standard input closes, which happens however the hall ends (SIGKILL included).
 
 It listens on 127.0.0.1 unless told otherwise, authenticates every client against the hall's
 `credentials/amqtt.passwd` (amqtt's own password-file plugin, reading the file again when
@@ -21,6 +27,9 @@ import hmac
 import logging
 import os
 import secrets
+import signal
+import subprocess
+import sys
 import threading
 
 from amqtt.broker import Broker
@@ -190,3 +199,63 @@ class EmbeddedBroker:
                 pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout)
+
+
+class BrokerProcess:
+    """The embedded broker in a child process: start() returns once it listens (OSError with
+    the reason in words when it cannot), stop() ends it. The child reads its standard input
+    until it closes: the hall's end, or the hall killed."""
+
+    def __init__(self, hall, host="127.0.0.1", port=1883):
+        self.argv = [sys.executable, "-m", "host_tools.hall.broker", hall, host, str(port)]
+        self.proc = None
+
+    def start(self, timeout=30):
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        said = [""]
+        reader = threading.Thread(target=lambda: said.__setitem__(0, self.proc.stdout.readline()),
+                                  daemon=True)
+        reader.start()
+        reader.join(timeout)
+        line = said[0].strip()
+        if line != "listening":
+            self.stop()
+            raise OSError(line[len("error: "):] if line.startswith("error: ")
+                          else "the broker did not start within %d s" % timeout)
+
+    def stop(self, timeout=10):
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+
+def _child(hall, host, port):
+    """The child's life: listen, say so on stdout, serve until stdin closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the hall's to handle
+    broker = EmbeddedBroker(hall, host, port)
+    try:
+        broker.start()
+    except OSError as exc:
+        print("error: %s" % (exc.strerror or exc), flush=True)
+        return 1
+    print("listening", flush=True)
+    try:
+        while sys.stdin.read(4096):
+            pass
+    finally:
+        broker.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3])))

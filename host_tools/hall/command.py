@@ -147,7 +147,7 @@ def serve(args):
     tables = records.Tables(args.dir)
     broker = None
     if not args.broker:
-        broker = embedded.EmbeddedBroker(args.dir, args.host, args.mqtt_port)
+        broker = embedded.BrokerProcess(args.dir, args.host, args.mqtt_port)
         try:
             broker.start()
         except OSError as exc:
