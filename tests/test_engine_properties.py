@@ -205,7 +205,7 @@ def same_state(game, ref):
     assert list(game.sticks) == ref.sticks
     assert list(game.ranks) == ref.rank
     assert list(game.ranking) == ref.ranking
-    assert game.supply == ref.supply
+    assert game.supply() == ref.supply
     assert game.revolution == ref.rev
     assert game.turn == ref.turn
     assert game.finished == ref.finished

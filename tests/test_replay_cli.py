@@ -65,7 +65,7 @@ def test_summary_of_a_game_in_progress():
     assert "%d players, %d actions" % (game.players, len(game)) in out
     assert "Turn: seat %d" % game.turn in out
     assert "Table: empty" in out
-    assert "Supply: %d" % game.supply in out
+    assert "Supply: %d" % game.supply() in out
     marked = [line for line in out.splitlines() if line.startswith(">")]
     assert len(marked) == 1 and marked[0][1:].split()[0] == str(game.turn)
 

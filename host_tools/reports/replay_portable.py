@@ -41,7 +41,7 @@ def summary(game):
         lines.append("Strength: revolution, 0 strongest")
     else:
         lines.append("Strength: normal, %s strongest" % char(game.strongest()))
-    lines.append("Supply: %d" % game.supply)
+    lines.append("Supply: %d" % game.supply())
     lines.append("Seat  Cards  Sticks  Rank")
     for i in range(game.players):
         mark = ">" if game.turn == i + 1 else " "

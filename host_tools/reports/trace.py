@@ -40,7 +40,7 @@ class Step:
         self.cost = cost            # sticks spent on the cards of a play
         self.cards = tuple(game.cards)
         self.sticks = tuple(game.sticks)
-        self.supply = game.supply
+        self.supply = game.supply()
         self.revolution = game.revolution
         self.rank = game.ranks[self.seat - 1]
 

@@ -42,7 +42,7 @@ def snapshot(game):
     snapshot cache of undo."""
     items = []
     for key in sorted(game.__dict__.keys()):
-        if key in ("_snaps", "_nsnaps"):
+        if key == "_snaps":
             continue   # undo's snapshot cache: what it restores is compared through the rest
         items.append((key, _frozen(game.__dict__[key])))
     return (state.to_json(game), tuple(items))
@@ -79,7 +79,7 @@ def syntax_line(text, line):
 def stick_total(game):
     """Every stick token in the game: seats, supply and the table."""
     table = game.table
-    return sum(game.sticks) + game.supply + (table[3] if table else 0)
+    return sum(game.sticks) + game.supply() + (table[3] if table else 0)
 
 
 class Lcg:

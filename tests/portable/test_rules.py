@@ -75,9 +75,9 @@ def test_setup_sticks_and_supply():
     g = Game(4)
     assert g.total_sticks == 40
     assert list(g.sticks) == [1, 1, 1, 1]
-    assert g.supply == 36
-    assert Game(4, sticks=52).supply == 48
-    assert Game(8).supply == 32
+    assert g.supply() == 36
+    assert Game(4, sticks=52).supply() == 48
+    assert Game(8).supply() == 32
     assert g.turn == 1 and Game(5, dealer=3).turn == 3
     assert g.table is None and not g.revolution and not g.finished
     assert list(g.ranks) == [0, 0, 0, 0] and list(g.ranking) == []
@@ -86,14 +86,14 @@ def test_setup_sticks_and_supply():
 
 def test_supply_goes_negative():
     g = record("players 3\nsticks 3\n1: play 3")
-    assert g.supply == 0
+    assert g.supply() == 0
     g.pass_turn()
-    assert g.supply == -1 and g.sticks[1] == 2
+    assert g.supply() == -1 and g.sticks[1] == 2
     events = g.pass_turn()
     assert events & G.CLEARED
-    assert g.supply == -2 and g.sticks[2] == 2
+    assert g.supply() == -2 and g.sticks[2] == 2
     assert stick_total(g) == 3
-    assert Game(4, sticks=2).supply == -2
+    assert Game(4, sticks=2).supply() == -2
 
 
 # --- order and strength ----------------------------------------------------------------
@@ -190,7 +190,7 @@ def test_pass_takes_a_stick():
     g = record("players 3\n1: play 3")
     events = g.pass_turn()
     assert events == 0
-    assert seat_sticks(g) == [1, 2, 1] and g.supply == 36 and g.turn == 3
+    assert seat_sticks(g) == [1, 2, 1] and g.supply() == 36 and g.turn == 3
     assert g.table == (3, 1, 1, 0)
 
 
@@ -202,13 +202,13 @@ def test_soft_pass():
 
 def test_clearing_after_everyone_else_declined():
     g = record("players 3\n1: play 3\n2: play 3 as 9\n3: pass")
-    assert g.table == (9, 1, 2, 1) and g.supply == 36
+    assert g.table == (9, 1, 2, 1) and g.supply() == 36
     events = g.pass_turn()
     assert events == G.CLEARED
     assert g.table is None
     assert g.turn == 2                  # the last player leads
     assert seat_sticks(g) == [2, 0, 2]
-    assert g.supply == 36               # 37 - 2 passes + 1 stick back from the table
+    assert g.supply() == 36               # 37 - 2 passes + 1 stick back from the table
     assert stick_total(g) == 40
 
 
@@ -312,7 +312,7 @@ def test_f_forces_everyone_to_pass():
     events = g.play(faces("F"))
     assert events == G.FORCED | G.CLEARED
     assert g.table is None and g.turn == 1
-    assert seat_sticks(g) == [1, 2, 2] and g.supply == 35
+    assert seat_sticks(g) == [1, 2, 2] and g.supply() == 35
     g = record("players 4\n1: play 3\n2: pass\n3: play F")
     assert g.table is None and g.turn == 3
     assert seat_sticks(g) == [2, 3, 1, 2]
@@ -321,11 +321,11 @@ def test_f_forces_everyone_to_pass():
 
 def test_forced_clear_returns_table_sticks():
     g = record("players 3\n1: play 3 as 9\n2: pass\n3: pass\n1: play 4")
-    assert g.supply == 36 and g.sticks[1] == 2
+    assert g.supply() == 36 and g.sticks[1] == 2
     assert g.play(faces("1"), 15) == G.FORCED | G.CLEARED
     assert g.table is None and g.turn == 2
     assert seat_sticks(g) == [1, 0, 3]
-    assert g.supply == 36 and stick_total(g) == 40
+    assert g.supply() == 36 and stick_total(g) == 40
 
 
 def test_with_expansion_h_forces_and_f_does_not():
@@ -390,7 +390,7 @@ def test_players_who_are_out_take_no_forced_stick():
     assert g.ranks[0] == 1
     g.play(faces("F"))
     assert seat_sticks(g) == [0, 1, 2]
-    assert g.supply == 37 and stick_total(g) == 40
+    assert g.supply() == 37 and stick_total(g) == 40
 
 
 def test_going_out_with_the_strongest_value():
@@ -400,7 +400,7 @@ def test_going_out_with_the_strongest_value():
     assert events == G.OUT | G.FORCED | G.CLEARED
     assert g.ranks[1] == 1
     assert g.turn == 3 and g.table is None
-    assert seat_sticks(g) == [3, 0, 3] and g.supply == 34
+    assert seat_sticks(g) == [3, 0, 3] and g.supply() == 34
 
 
 # --- no cards left ----------------------------------------------------------------------
@@ -434,7 +434,7 @@ def test_returning_counts_as_declining():
     assert events == G.CLEARED
     assert g.sticks[2] == 1 and g.ranks[2] == 0
     assert g.table is None and g.turn == 1
-    assert g.supply == 34 and stick_total(g) == 40
+    assert g.supply() == 34 and stick_total(g) == 40
 
 
 def test_return_in_mid_trick_passes_the_turn():
@@ -487,7 +487,7 @@ def test_going_out_after_a_return():
     g = record("players 3\nhands 1 5 5\n1: play 3\n2: pass\n3: pass")
     assert g.turn == 1 and g.must_return()
     assert g.return_stick() == G.OUT
-    assert g.ranks[0] == 1 and g.turn == 2 and g.supply == 36
+    assert g.ranks[0] == 1 and g.turn == 2 and g.supply() == 36
 
 
 def test_going_out_by_returning_in_mid_trick_can_clear():

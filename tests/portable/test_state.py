@@ -65,7 +65,7 @@ def test_random_games_match_the_attributes():
     for seed in range(15):
         g = random_game(seed, max_actions=10 + seed * 3)
         d = check_schema(state.to_json(g))
-        assert d["players"] == g.players and d["supply"] == g.supply
+        assert d["players"] == g.players and d["supply"] == g.supply()
         assert d["turn"] == (g.turn or None) and d["finished"] == g.finished
         assert d["ranking"] == list(g.ranking) and d["revolution"] == g.revolution
         for i in range(g.players):

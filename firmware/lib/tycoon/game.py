@@ -184,8 +184,8 @@ class Game:
         self.total_sticks = sticks
         self.values = _BASE_VALUES if expansion == "none" else _BASE_VALUES + 2
         self._log = bytearray()
-        self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions
-        self._nsnaps = 0            # snapshots in _snaps that are valid
+        self._snaps = bytearray()   # snapshot k-1: the state after k * SNAP_EVERY actions, as
+                                    # many as the actions so far have made (undo cuts it)
         self._restore(0)
 
     def _restore(self, k):
@@ -198,7 +198,6 @@ class Game:
         self.sticks = [1] * n
         self.ranks = [0] * n
         self.ranking = []
-        self.supply = self.total_sticks - n
         self.revolution = False
         self.turn = self.dealer
         self.top_value = -1      # -1: the table is empty
@@ -222,8 +221,6 @@ class Game:
             if ranks[i]:
                 ranking[ranks[i] - 1] = i + 1
         self.ranking = ranking[:n - ranks.count(0)]
-        # every stick is in the supply, a seat or the table
-        self.supply = self.total_sticks - sum(self.sticks) - self.table_sticks
         return start
 
     # The state is packed by functions of the module (_state, pack_game), not methods: two
@@ -241,6 +238,13 @@ class Game:
         if self.top_value < 0:
             return None
         return (self.top_value, self.top_count, self.top_seat, self.table_sticks)
+
+    def supply(self):
+        """The matchsticks in the supply: every stick is in the supply, a seat's or on the table
+        (below zero when the strongest card made seats take sticks it did not have). Worked
+        out, not kept: an instance's names are a table that grows in steps (23 slots, then
+        29), and one name more costs every game 48 B of the box's heap."""
+        return self.total_sticks - sum(self.sticks) - self.table_sticks
 
     def strongest(self):
         """The strongest value of the order in force: F (H with G/H), or 0 in a revolution."""
@@ -328,10 +332,8 @@ class Game:
         # after k * SNAP_EVERY actions, see _restore).
         log = self._log
         k = self.nactions // SNAP_EVERY
-        if not self.nactions % SNAP_EVERY and k > self._nsnaps:
-            size = 30 + 4 * self.players
-            self._snaps[(k - 1) * size:k * size] = _state(self)
-            self._nsnaps = k
+        if not self.nactions % SNAP_EVERY and k and len(self._snaps) < k * (30 + 4 * self.players):
+            self._snaps += _state(self)   # snapshot k, after the k - 1 before it
         self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
         log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
         self.nactions += 1
@@ -358,7 +360,6 @@ class Game:
         else:
             step = 1 if kind == PASS else -1
             self.sticks[p] += step
-            self.supply -= step
             out = not self.sticks[p]   # only a return can take the last stick
         if out:
             self.ranking.append(seat)
@@ -381,7 +382,6 @@ class Game:
                 for i in range(self.players):
                     if i != p and not self.ranks[i]:
                         self.sticks[i] += 1
-                        self.supply -= 1
                 events |= FORCED
         elif self.top_value < 0:   # a leader with no cards returned: the next seat leads
             clear = False
@@ -397,7 +397,6 @@ class Game:
             self.turn = self.next_seat(seat)
             return events
         # Clear the table: the last player leads, or the next seat if they went out.
-        self.supply += self.table_sticks
         self.table_sticks = 0
         seat = self.top_seat
         self.top_value = -1
@@ -422,13 +421,11 @@ class Game:
         if not log:
             return False
         last = self._last
-        k = (self.nactions - 1) // SNAP_EVERY
-        if k > self._nsnaps:
-            k = self._nsnaps
+        k = min((self.nactions - 1) // SNAP_EVERY, len(self._snaps) // (30 + 4 * self.players))
         start = self._restore(k)
         again = log[start:last]
         log[start:] = b""
-        self._nsnaps = k
+        self._snaps[k * (30 + 4 * self.players):] = b""
         for kind, _seat, faces, value, explicit in _decode(again):
             self.apply(kind, faces, value if explicit else None)
         return True
@@ -480,8 +477,8 @@ def pack_game(game):
     n = game.players
     return b"".join((pack(PACKED_HEAD % n, 1, n, game.dealer, EXPANSIONS.index(game.expansion),
                           game.revolution_size, game.total_sticks, *game.hands, game.nactions,
-                          game._nsnaps),
-                     _state(game), game._snaps[:game._nsnaps * (30 + 4 * n)], game._log))
+                          len(game._snaps) // (30 + 4 * n)),
+                     _state(game), game._snaps, game._log))
 
 
 def _decode(log):

@@ -323,7 +323,6 @@ def unpack(data):
         raise _refused(_SNAPSHOTS, nsnaps, nactions)
     snaps = game._snaps = bytearray(data[at + size:logat])
     log = game._log = bytearray(data[logat:])
-    game._nsnaps = nsnaps
     # Each snapshot where its action starts: 16 actions take 16 to 112 bytes of log (a play
     # takes 3 to 7). The log before the last snapshot is checked no further (the CRC of the
     # file that holds it guards its bytes): one look an action took 17 ms of a Pico's boot.

@@ -21,5 +21,5 @@ def to_json(game):
             '"seats": [%s], "supply": %d, "finished": %s, "ranking": [%s]}') % (
         game.players, game.turn or "null", table_json,
         "true" if game.revolution else "false", char(game.strongest()),
-        ", ".join(seats), game.supply, "true" if game.finished else "false",
+        ", ".join(seats), game.supply(), "true" if game.finished else "false",
         ", ".join(map(str, game.ranking)))
