@@ -261,11 +261,15 @@ class Cursor:
                     self._pos = (number, game, seq, at, offset)
                     return self._nothing(now, listed)
                 if gid != game:
-                    if not listed:   # a game not seen in this file before, and the games
-                        self._numbers = None   # listed before this call: the journal may
-                        self.busy = True       # have moved on (current.txt archived, a new
-                        self._pos = (number, game, seq, at, offset)   # game begun): list
-                        return None                                  # again, then read
+                    # A game not seen in this file before, the games listed before this call:
+                    # the journal may have moved on (current.txt archived, a new game begun),
+                    # and a game's number is where its file stands in the listing. List
+                    # again, then read.
+                    if not listed:
+                        self._numbers = None
+                        self.busy = True
+                        self._pos = (number, game, seq, at, offset)
+                        return None
                     if game is not None:   # another game took the number: from its line 1
                         seq = 1
                     game, at, offset = gid, 1, 0
