@@ -102,17 +102,6 @@ def _copy(f, size):
         yield chunk
 
 
-def archive_numbers(names):
-    """The numbers of the archived games among the file names of games/archive, sorted
-    (game-NNN.txt; anything else there is not a game)."""
-    out = []
-    for name in names:
-        if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
-            out.append(int(name[5:-4]))
-    out.sort()
-    return out
-
-
 class Journal:
     """The record of the game in progress in `root/current.txt`, finished games in
     `root/archive/`, the last setup in `root/setup.txt`. Every file operation goes
@@ -602,9 +591,14 @@ class Journal:
     def archived(self):
         """The numbers of the archived games, oldest first."""
         folder = self._path(ARCHIVE)
+        out = []
         if not self.store.isdir(folder):
-            return []
-        return archive_numbers(self.store.listdir(folder))
+            return out
+        for name in self.store.listdir(folder):
+            if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
+                out.append(int(name[5:-4]))
+        out.sort()
+        return out
 
     # --- setup ------------------------------------------------------------------------------
 

@@ -16,8 +16,6 @@ library reads it; the MQTT client itself is micropython-lib's umqtt (box.mqtt_li
 """
 from binascii import crc32
 
-from box.journal import archive_numbers
-
 try:
     from micropython import const
 except ImportError:
@@ -135,7 +133,12 @@ class Cursor:
             names = st.listdir(self.root)
         except OSError:
             names = ()
-        numbers = archive_numbers(st.listdir(self.root + "/archive")) if "archive" in names else []
+        numbers = []
+        if "archive" in names:
+            for name in st.listdir(self.root + "/archive"):
+                if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
+                    numbers.append(int(name[5:-4]))
+        numbers.sort()
         self._current = "current.txt" in names
         if self._current:
             numbers.append(numbers[-1] + 1 if numbers else 1)
