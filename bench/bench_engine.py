@@ -98,18 +98,16 @@ def run_side(argv, env, repeat):
     return best
 
 
-def mpy_size():
-    """Total .mpy bytes of the engine as the Pico gets it: the files `matchbox flash` and the
-    firmware image build (host_tools.device.build.stage: armv6m, each module named by its
-    path on the board, which the .mpy keeps)."""
+def mpy_size(board):
+    """Total .mpy bytes of the engine as the Pico gets it, in the folder `board` staged as
+    `matchbox flash` and the firmware image build stage it (host_tools.device.build.stage:
+    armv6m, each module named by its path on the board, which the .mpy keeps)."""
     total = 0
     sizes = {}
-    with tempfile.TemporaryDirectory() as out:
-        stage(out)
-        for path in sorted(glob.glob(os.path.join(out, "lib", "tycoon", "*.mpy"))):
-            name = os.path.basename(path)
-            sizes[name] = os.path.getsize(path)
-            total += sizes[name]
+    for path in sorted(glob.glob(os.path.join(board, "lib", "tycoon", "*.mpy"))):
+        name = os.path.basename(path)
+        sizes[name] = os.path.getsize(path)
+        total += sizes[name]
     return total, sizes
 
 
@@ -142,7 +140,7 @@ def main(argv=None):
         stage(board)
         mp = run_side([tool("micropython"), "-X", "heapsize=" + HEAPSIZE, script, record, journal],
                       dict(os.environ, MICROPYPATH=os.path.join(board, "lib")), args.repeat)
-    size, sizes = mpy_size()
+        size, sizes = mpy_size(board)
 
     print("Engine benchmark: 8 players, seed %d, %d actions (%d plays, %d passes, %d returns), "
           "best of %d runs" % (args.seed, len(kinds), kinds.count(0), kinds.count(1), kinds.count(2),
