@@ -134,13 +134,7 @@ class Mosquitto:
                                                                    "mosquitto.conf")],
                                      stdout=self.err, stderr=self.err, stdin=subprocess.DEVNULL,
                                      start_new_session=True)
-        def listening():
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 0.5).close()
-                return True
-            except OSError:
-                return False
-        assert until(listening, timeout), open(self.log).read()
+        assert until(lambda: listening(self.port), timeout), open(self.log).read()
         return self
 
     def kill(self):
@@ -192,6 +186,15 @@ class Client:
     def close(self):
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def listening(port, timeout=0.5):
+    """Whether something takes a TCP connection on 127.0.0.1:port."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout).close()
+        return True
+    except OSError:
+        return False
 
 
 def until(check, timeout, step=0.05):

@@ -10,7 +10,8 @@ import urllib.request
 import paho.mqtt.client as mqtt
 import pytest
 
-from hall_helpers import MOSQUITTO, NO_MOSQUITTO, Client, Hall, Mosquitto, enrol, free_port, header_lines, line_message, until
+from hall_helpers import (MOSQUITTO, NO_MOSQUITTO, Client, Hall, Mosquitto, enrol, free_port,
+                          header_lines, line_message, listening, until)
 from host_tools.hall import protocol
 
 pytestmark = pytest.mark.timeout(120)
@@ -230,7 +231,6 @@ def test_the_embedded_broker_ends_with_the_hall_killed_alone(tmp_path):
     with SIGKILL (not its group), the broker goes too and frees its port, and the hall starts
     again on the same ports and takes its boxes again."""
     import signal
-    import socket
     folder = str(tmp_path / "hall")
     h = Hall(folder)
     url = enrol(folder, "t1", h.mqtt)
@@ -238,14 +238,7 @@ def test_the_embedded_broker_ends_with_the_hall_killed_alone(tmp_path):
     try:
         os.kill(h.proc.pid, signal.SIGKILL)
         h.proc.wait(10)
-
-        def port_free():
-            try:
-                socket.create_connection(("127.0.0.1", h.mqtt), 0.2).close()
-                return False
-            except OSError:
-                return True
-        assert until(port_free, 10)
+        assert until(lambda: not listening(h.mqtt, 0.2), 10)   # the broker's port is free
         h.proc = None
         h.start()
         _, _, user, password = protocol.parse_url(url)
