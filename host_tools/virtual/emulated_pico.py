@@ -65,8 +65,8 @@ _image = {}
 
 def own_image(board="pico"):
     """The box's own firmware image as `make uf2` makes it, built once per process from the
-    code as it stands (into a temporary folder, removed when the process ends): the image a maker drags onto a Pico (board
-    "pico") or a Pico W ("picow")."""
+    code as it stands (into a temporary folder, removed when the process ends): the image a
+    maker drags onto a Pico (board "pico") or a Pico W ("picow")."""
     if board not in _image:
         from host_tools.device import image
         data, _facts = image.make_uf2(board=board)
