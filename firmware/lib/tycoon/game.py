@@ -72,6 +72,7 @@ _VALUE_MASK = const(0x7F)
 # count and seat, the seats that declined, the revolution, the face-up copies per card type,
 # then each seat's cards, then each seat's rank, then each seat's sticks.
 _SNAP = const("<HHHBbBBBB18s%dB%dB%dH")
+_SNAP_BYTES = const(30)   # a snapshot's bytes: _SNAP's 30, then 4 a seat
 # pack_game's head (% the seats): format 1, players, dealer, expansion, revolution size,
 # matchsticks in the box, each seat's dealt cards, actions taken, snapshots in use.
 PACKED_HEAD = const("<BBBBBH%dBHH")
@@ -208,7 +209,7 @@ class Game:
         self._played = bytearray(18)  # face-up copies per card type
         if not k:
             return 0
-        v = unpack_from(_SNAP % (n, n, n), self._snaps, (k - 1) * (30 + 4 * n))
+        v = unpack_from(_SNAP % (n, n, n), self._snaps, (k - 1) * (_SNAP_BYTES + 4 * n))
         (start, self._last, self.table_sticks, self.turn, self.top_value, self.top_count,
          self.top_seat, self._declined, revolution, played) = v[:10]
         self.revolution = bool(revolution)
@@ -332,7 +333,8 @@ class Game:
         # after k * SNAP_EVERY actions, see _restore).
         log = self._log
         k = self.nactions // SNAP_EVERY
-        if not self.nactions % SNAP_EVERY and k and len(self._snaps) < k * (30 + 4 * self.players):
+        if not self.nactions % SNAP_EVERY and k and \
+                len(self._snaps) < k * (_SNAP_BYTES + 4 * self.players):
             self._snaps += _state(self)   # snapshot k, after the k - 1 before it
         self._last = len(log)   # the log's layout is described above, at _KIND_SHIFT
         log.append(kind << _KIND_SHIFT | n << _COUNT_SHIFT | p)
@@ -421,11 +423,12 @@ class Game:
         if not log:
             return False
         last = self._last
-        k = min((self.nactions - 1) // SNAP_EVERY, len(self._snaps) // (30 + 4 * self.players))
+        size = _SNAP_BYTES + 4 * self.players
+        k = min((self.nactions - 1) // SNAP_EVERY, len(self._snaps) // size)
         start = self._restore(k)
         again = log[start:last]
         log[start:] = b""
-        self._snaps[k * (30 + 4 * self.players):] = b""
+        self._snaps[k * size:] = b""   # the snapshots after k no longer hold
         for kind, _seat, faces, value, explicit in _decode(again):
             self.apply(kind, faces, value if explicit else None)
         return True
@@ -477,7 +480,7 @@ def pack_game(game):
     n = game.players
     return b"".join((pack(PACKED_HEAD % n, 1, n, game.dealer, EXPANSIONS.index(game.expansion),
                           game.revolution_size, game.total_sticks, *game.hands, game.nactions,
-                          len(game._snaps) // (30 + 4 * n)),
+                          len(game._snaps) // (_SNAP_BYTES + 4 * n)),
                      _state(game), game._snaps, game._log))
 
 
