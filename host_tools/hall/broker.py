@@ -220,9 +220,13 @@ class BrokerProcess:
         reader.join(timeout)
         line = said[0].strip()
         if line != "listening":
+            ended = self.proc.poll()
             self.stop()
-            raise OSError(line[len("error: "):] if line.startswith("error: ")
-                          else "the broker did not start within %d s" % timeout)
+            if line.startswith("error: "):
+                raise OSError(line[len("error: "):])
+            raise OSError("the broker's process ended (status %s) before it listened" % ended
+                          if ended is not None else
+                          "the broker did not start within %d s" % timeout)
 
     def stop(self, timeout=10):
         proc, self.proc = self.proc, None
@@ -237,6 +241,7 @@ class BrokerProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout)
+        proc.stdout.close()
 
 
 def _child(hall, host, port):
