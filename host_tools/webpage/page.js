@@ -6,6 +6,8 @@ import { loadMicroPython } from "./micropython.mjs";
 
 const HOLD_MS = 60;    // a tap: held 60 ms, then 60 ms released (as in the simulator)
 const GAP_MS = 60;
+const SEEN_MS = 30;     // and for this long of the box's own steps each way: its debounce is
+                        // 20 ms, and a busy browser may run its timer far less often than HOLD_MS
 const LONG_MS = 1000;  // past the firmware's 700 ms long press
 const STEP_MS = 10;
 const STORAGE = "matchbox-flash";
@@ -180,13 +182,17 @@ function tap(name, hold) {
   queue.push([name, hold]);
 }
 
+// The key held now goes up once its time is over and the box's steps have seen it down for
+// SEEN_MS (a tap is never lost between two steps of a slow timer), and is free once its gap
+// is over and the steps have seen it up as long.
 function drive(now) {
-  if (current && !current.released && now >= current.up) {
+  if (current && !current.released && now >= current.up && seenFor(current)) {
     board.key(current.name, false);
     current.released = true;
+    current.seen = null;
     document.querySelectorAll('[data-key="' + current.name + '"]').forEach((b) => b.classList.remove("down"));
   }
-  if (current && current.released && now >= current.free) {
+  if (current && current.released && now >= current.free && seenFor(current)) {
     current = null;
     quietSteps = 0;
   }
@@ -196,9 +202,15 @@ function drive(now) {
   }
 }
 
+function seenFor(key) {
+  // whether the box's steps have seen the key as it is now over SEEN_MS (tick() notes the first
+  // and the last step that saw it so)
+  return key.seen !== null && key.last - key.seen >= SEEN_MS;
+}
+
 function press(name, now, up) {
   board.key(name, true);
-  current = { name: name, start: now, up: up, free: up + GAP_MS, released: false };
+  current = { name: name, start: now, up: up, free: up + GAP_MS, released: false, seen: null, last: null };
   document.querySelectorAll('[data-key="' + name + '"]').forEach((b) => b.classList.add("down"));
 }
 
@@ -276,6 +288,10 @@ async function loadRecord(event) {
 function tick() {
   const now = performance.now();
   drive(now);
+  if (current) {   // this step sees the key as it is now
+    if (current.seen === null) current.seen = now;
+    current.last = now;
+  }
   show(board.step(Math.floor(now)));
   if (now >= markOff) { $("buzzer").classList.remove("on"); markOff = Infinity; }
   quietSteps++;
