@@ -143,6 +143,34 @@ def test_the_pico_w_image_runs_the_box_without_its_radio(tmp_path):
         assert board_says(picow, "1 + 1") == "2"   # the REPL answers after it
 
 
+def test_the_pico_w_starts_its_radio_once_before_its_game_is_shown(tmp_path):
+    """The Pico W's image with the hall's settings on its flash (hall.json, a broker at a
+    TEST-NET address): the radio starts at power-up, before the first frame (its start holds
+    the box; rp2040js has no CYW43, so it fails after about 0.8 s emulated), and never again:
+    the joins the link starts later fail at once, and the keys go on being recorded."""
+    from host_tools.hall import uplink
+    files, _game = game_files(tmp_path)
+    data = uplink.settings("mqtt://t1:pw@192.0.2.1:1883", "Room", "secret99")
+    files["hall.json"] = json.dumps(data).encode()
+    with ep.EmulatedPico(files=files, board="picow") as picow:
+        assert picow.boot() == "running"    # the displays set up and lit, blank
+        # in short steps: rp2040js stalls in the radio's start when run on in one long step
+        assert picow.run_until(lambda: picow.framed_at is not None, 3000)
+        failed = [ln for ln in picow.console if "Failed to start CYW43" in ln]
+        assert len(failed) == 1 and picow.framed_at >= 500   # the game shown after the start
+        before = picow.journal_text()
+        picow.advance(15000)      # the loop quiet 3 s: a join, failed at once; 5 s on, another
+        picow.keys("PASS")
+        picow.advance(300)
+        picow.keys("UNDO")
+        picow.advance(300)
+        picow.keys("PASS")
+        picow.advance(300)
+        assert sum(1 for ln in picow.console if "Failed to start CYW43" in ln) == 1
+        after = picow.journal_text()
+        assert after.startswith(before) and after.count("\n") == before.count("\n") + 3
+
+
 def test_files_named_like_built_ins_on_the_flash_do_not_stand_in_for_them(tmp_path):
     """box.powerup files the built-ins the box imports under their plain names from their
     u-names: MicroPython looks along sys.path, the littlefs first, for `json.py` before it takes

@@ -46,8 +46,8 @@ CONNECT_MS = const(5000)      # connect, CONNACK and SUBACK: each must come with
 JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
 JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next, doubling
 JOIN_PAUSE_MAX_MS = const(300000)   # up to this
-# A join may hold the loop (bringing the radio up, or a radio that fails to start: 0.8 s on the
-# emulated Pico W): one starts only once the loop has run this long with no key down
+# A join's request goes to the radio in the step (a few commands to the chip): one starts only
+# once the loop has run this long with no key down
 JOIN_QUIET_MS = const(3000)
 _GAP_MS = const(60)           # steps further apart than this: a key was down (or the app busy)
 BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to BACKOFF_MAX
@@ -223,22 +223,27 @@ def _length(head, size):
 
 
 class Wifi:
-    """The Pico W's station join through network.WLAN: started, its status polled each step
-    (rp2's WLAN.connect returns at once; the join runs in the radio's driver). The radio is
-    brought up once; a join starts only after JOIN_QUIET_MS with no key down (bringing the
-    radio up, or one that fails to, holds the loop), and after a failed one the pause before
-    the next doubles from JOIN_PAUSE_MS to JOIN_PAUSE_MAX_MS."""
+    """The Pico W's station join through network.WLAN. The radio is brought up here, when the
+    link is made: box.runtime.start makes it at power-up before the game is shown and any key
+    is read, because the radio's start holds the box (the CYW43's firmware loaded over SPI:
+    0.8 s on the emulated Pico W, where it fails; a real Pico W's time is not measured here).
+    A radio that did not start stays down until the next power-up: every join then fails at
+    once (the driver's EPERM), and the journal waits for a link. A join is started and its
+    status polled each step (rp2's WLAN.connect returns once the radio has the request: a few
+    commands to the chip, not timed here); one starts only after JOIN_QUIET_MS with no key
+    down, and after a failed one the pause before the next doubles from JOIN_PAUSE_MS to
+    JOIN_PAUSE_MAX_MS."""
 
     def __init__(self, ssid, password):
         import network   # pyright: ignore[reportMissingImports]  (a Pico W's module)
         self.wlan = network.WLAN(network.STA_IF)
+        self.wlan.active(True)   # the radio's start (see above)
         self.ssid = ssid
         self.password = password
         self.since = None   # ticks_ms the join was started; None: not started
         self.after = None   # ticks_ms before which no new join starts (after a failed one)
         self.pause = JOIN_PAUSE_MS   # the pause after the next failed join
         self.why = None     # the last failed join's status
-        self.started = False   # the radio was brought up (active(True) is called once)
         self.last = None    # ticks_ms of the last call; a gap means a key was down
         self.quiet = None   # ticks_ms since when the calls came with no gap
 
@@ -258,11 +263,8 @@ class Wifi:
                 return False
             self.since = now
             try:
-                if not self.started:
-                    self.started = True
-                    w.active(True)
                 w.connect(self.ssid, self.password)
-            except OSError as exc:   # the radio did not start (the emulated Pico W's has none)
+            except OSError as exc:   # a radio that did not start (the emulated Pico W's)
                 self.why = exc.args[0] if exc.args else -1
                 self._failed(now)
             return False

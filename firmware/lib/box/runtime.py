@@ -45,10 +45,11 @@ def build(hw, pinmap=None, keys=None):
 
 
 def start(hw, pinmap=None, keys=None):
-    """The app, built and booted (resuming the journalled game), ready for app.step()."""
+    """The app, built and booted (resuming the journalled game), ready for app.step(). With the
+    hall's settings on the flash its link is made first: a Pico W's radio starts there, and
+    its start holds the box, so it comes before the game is shown and any key is read."""
     app = build(hw, pinmap, keys)
     hw.app = app   # lets a simulator or debugger reach the running game
-    app.boot()
     if app.journal.store.exists("hall.json"):   # the hall's settings: its link (box.mqtt_link)
         try:
             from box import mqtt_link
@@ -56,6 +57,7 @@ def start(hw, pinmap=None, keys=None):
             hw.emit('{"hall": "hall.json: this board has no network"}')
         else:
             app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
+    app.boot()
     return app
 
 
