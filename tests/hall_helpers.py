@@ -215,8 +215,7 @@ def header_lines(players=3, hands=(3, 2, 2)):
          "hands " + " ".join(map(str, hands))])]
 
 
-def line_message(game, seq, line, prev=None):
-    return protocol.line_message(game, seq, line, prev)
+line_message = protocol.line_message
 
 
 SERVICE = accounts.SERVICE

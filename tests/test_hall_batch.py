@@ -26,9 +26,9 @@ def synced(monkeypatch):
 def test_store_all_fsyncs_each_file_once(tmp_path, synced):
     tables = records.Tables(str(tmp_path))
     lines = header_lines()
-    batch = [("t1", G1, seq, lines[seq - 1], None) for seq in range(1, 7)]
-    batch += [("t2", G1, 1, lines[0], None), ("t2", G1, 3, lines[2], None),
-              ("t1", G1, 6, lines[5], None)]
+    batch = [("t1", G1, seq, lines[seq - 1], None, None) for seq in range(1, 7)]
+    batch += [("t2", G1, 1, lines[0], None, None), ("t2", G1, 3, lines[2], None, None),
+              ("t1", G1, 6, lines[5], None, None)]
     results = tables.store_all(batch)
     assert results[:7] == [records.STORED] * 7
     assert isinstance(results[7], records.Refused) and "after a gap" in str(results[7])
@@ -106,7 +106,7 @@ def test_lines_whose_fsync_failed_are_not_acknowledged_until_it_succeeds(tmp_pat
     duplicates fsync the file again, and only then does the acknowledgement move on."""
     tables = records.Tables(str(tmp_path))
     lines = header_lines()
-    assert tables.store_all([("t1", G1, 1, lines[0], None)]) == [records.STORED]
+    assert tables.store_all([("t1", G1, 1, lines[0], None, None)]) == [records.STORED]
     real = records._sync
     fail = [True]
 
@@ -116,13 +116,15 @@ def test_lines_whose_fsync_failed_are_not_acknowledged_until_it_succeeds(tmp_pat
         real(path)
     monkeypatch.setattr(records, "_sync", flaky)
     with pytest.raises(OSError):
-        tables.store_all([("t1", G1, 2, lines[1], None), ("t1", G1, 3, lines[2], None)])
+        tables.store_all([("t1", G1, 2, lines[1], None, None),
+                          ("t1", G1, 3, lines[2], None, None)])
     t1 = tables.table("t1")
     assert t1.ack() == (G1, 1)            # written, not known to be on disk: not acknowledged
     with pytest.raises(OSError):          # sent again while the disk still fails
-        tables.store_all([("t1", G1, 2, lines[1], None)])
+        tables.store_all([("t1", G1, 2, lines[1], None, None)])
     assert t1.ack() == (G1, 1)
     fail[0] = False
-    assert tables.store_all([("t1", G1, 2, lines[1], None), ("t1", G1, 3, lines[2], None)]) \
+    assert tables.store_all([("t1", G1, 2, lines[1], None, None),
+                             ("t1", G1, 3, lines[2], None, None)]) \
         == [records.DUPLICATE] * 2
     assert t1.ack() == (G1, 3)

@@ -109,12 +109,35 @@ def test_a_line_that_differs_sets_the_halls_copy_aside(tmp_path):
         again.store("t1", G1, 2, writer.tagged(2, "dealer 3").decode().rstrip("\n"))
     assert again.store("t1", G1, 1, lines[0]) == records.STORED
     other = writer.tagged(1, "players 4").decode().rstrip("\n")
-    assert again.store("t1", G1, 1, other) == records.STORED   # line 1 differs: taken at once
+    assert again.store("t1", G1, 1, other) == records.RETAKEN  # line 1 differs: taken at once
     with open(t1.path()) as f:
         assert f.read() == other + "\n"
     assert sorted(os.listdir(t1.folder)) == [G1 + ".rewritten-1.txt", G1 + ".rewritten-2.txt",
                                              G1 + ".rewritten-3.txt", G1 + ".txt"]
     assert records.Tables(str(tmp_path)).table("t1").ack() == (G1, 1)   # asides are no games
+
+
+def test_a_shorter_record_of_the_box_sets_the_halls_longer_copy_aside(tmp_path):
+    """Line 1 with `over` (the box has fewer lines than the count the hall acknowledged, every
+    one of them the same): the hall's copy is kept aside and the game taken again from line 1;
+    an `over` that is not the hall's count (an old message met again) is a duplicate."""
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    for seq in range(1, 6):
+        tables.store("t1", G1, seq, lines[seq - 1])
+    t1 = tables.table("t1")
+    assert tables.store("t1", G1, 1, lines[0]) == records.DUPLICATE   # no `over`: as before
+    assert tables.store("t1", G1, 1, lines[0], over=4) == records.DUPLICATE   # not the count
+    assert t1.ack() == (G1, 5) and not os.path.exists(t1.path()[:-4] + ".rewritten-1.txt")
+    assert tables.store("t1", G1, 1, lines[0], over=5) == records.RETAKEN
+    assert t1.ack() == (G1, 1)
+    with open(t1.path()[:-4] + ".rewritten-1.txt") as f:
+        assert f.read().splitlines() == lines[:5]
+    for seq in (2, 3):
+        assert tables.store("t1", G1, seq, lines[seq - 1]) == records.STORED
+    assert tables.store("t1", G1, 1, lines[0], over=5) == records.DUPLICATE   # met again
+    with open(t1.path()) as f:
+        assert f.read().splitlines() == lines[:3]
 
 
 def test_a_duplicate_of_a_line_just_stored_is_a_duplicate(tmp_path):

@@ -103,7 +103,9 @@ def test_malformed_messages_are_dropped_and_logged(hall):
            line_message(GAME, 0, "players 3"), line_message(GAME, 1, "players 3\n"),
            line_message(GAME, 1, "x" * 300), b"{" * 5000,
            line_message(GAME, 1, "players 3  #~0000"),                 # a wrong tag
-           line_message(GAME, 3, header_lines()[2])]                    # after a gap
+           line_message(GAME, 3, header_lines()[2]),                    # after a gap
+           line_message(GAME, 2, header_lines()[1], over=2),            # over past line 1
+           line_message(GAME, 1, header_lines()[0])[:-1] + b',"over":0}']   # over no count
     for payload in bad:
         t1.publish(topic, payload)
     send(t1, "t1", header_lines()[:2])

@@ -133,7 +133,8 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
     """The box repaired its record at power-up, its undo lines played out (fewer lines, other
     texts under the same numbers): the uplink, sending again the line the hall acknowledged
     last, shows the hall the difference; the hall keeps its copy as GAME.rewritten-1.txt and
-    takes the box's record from line 1, and `deliver` finishes."""
+    takes the box's record from line 1, and `deliver` finishes. So for a record cut shorter,
+    every line it kept the same: its line 1 says how many lines it replaces."""
     import engine_helpers as eh
     from tycoon import writer
     from tycoon.game import Game
@@ -168,3 +169,11 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
     assert "the box's record was rewritten; the hall's copy is kept as %s.rewritten-1.txt" \
         % game_id in hall.messages()
     assert replayed(after) == replayed(before)
+    shorter = write(played_out[:-2])   # fewer lines, every one it kept the same (a damaged
+    out = sim(str(tmp_path / "flash"), hall.url)   # end cut off at power-up)
+    assert out.returncode == 0, out.stderr
+    assert hall.get("/tables/t1.txt") == shorter
+    files = hall.files()
+    assert files[os.path.join("t1", game_id + ".rewritten-2.txt")] == after
+    assert "took game %s of t1 again from the box's line 1: the box's record was rewritten; " \
+        "the hall's copy is kept as %s.rewritten-2.txt" % (game_id, game_id) in hall.messages()

@@ -62,7 +62,7 @@ def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
     for i, (gid, lines, _) in enumerate(games):
         for seq, line in enumerate(lines, 1):
             prev = [games[i - 1][0], len(games[i - 1][1])] if seq == 1 and i > 0 else None
-            expected.append((gid, seq, line, prev))
+            expected.append((gid, seq, line, prev, 0))
     cursor = Cursor(Store(), os.path.join(root, "games"))
     cursor.connected()
     cursor.ack("boot", None, 0, 0)
@@ -124,7 +124,8 @@ def test_a_new_game_moves_the_current_one_to_the_archive(tmp_path):
 def test_a_rewritten_record_is_sent_again_from_line_1(tmp_path):
     """The hall acknowledging an earlier line of the same game (0: it took the game again
     after a line differed) sends the game from line 1; so does a record the box holds fewer
-    lines of than the hall acknowledged (rewritten shorter at power-up)."""
+    lines of than the hall acknowledged (rewritten shorter at power-up), its line 1 saying
+    how many lines of the hall's it replaces."""
     rng = random.Random(3)
     root = str(tmp_path)
     lines = _lines(rng, 40, "cur")
@@ -141,7 +142,12 @@ def test_a_rewritten_record_is_sent_again_from_line_1(tmp_path):
     fresh = Cursor(Store(), os.path.join(root, "games"))   # powered on again
     fresh.connected()
     fresh.ack("b", game, 40, 20)
-    assert [s[1] for s in _drain(fresh, acks=False)][:3] == [1, 2, 3]
+    again = _drain(fresh, acks=False)
+    assert [s[1] for s in again] == list(range(1, 31))
+    assert again[0][4] == 40 and not any(s[4] for s in again[1:])   # line 1 says: over 40
+    fresh.connected()                         # the hall has the 30 lines: nothing is over
+    fresh.ack("b", game, 30, 30)
+    assert [(s[1], s[4]) for s in _drain(fresh, acks=False)] == [(30, 0)]
 
 
 class _Journal:

@@ -231,7 +231,7 @@ class Bridge:
                 self._to_box("hall hello")
         elif text.startswith("line "):
             try:
-                game, seq, line, prev = protocol.read_line_message(raw[10:])
+                game, seq, line, prev, over = protocol.read_line_message(raw[10:])
             except protocol.ProtocolError as exc:
                 say("dropped a line from the box: %s" % exc)
                 return
@@ -239,7 +239,8 @@ class Bridge:
                 self.dropped += 1                      # connection's hello: sent for an
                 return                                 # earlier one, and sent again
             self.client.publish(protocol.journal_topic(self.box),
-                                protocol.line_message(game, seq, line, list(prev) if prev else None),
+                                protocol.line_message(game, seq, line,
+                                                      list(prev) if prev else None, over),
                                 qos=1)
             self.sent += 1
         elif text.startswith("error: "):

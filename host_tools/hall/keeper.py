@@ -12,6 +12,7 @@ one, or a line that does not fit, is dropped with one log line on stderr; the ha
 each connection it publishes the acknowledgement of every table it has, so a box learns at once
 how far the hall has got.
 """
+import os
 import queue
 import secrets
 import sys
@@ -134,10 +135,14 @@ class Keeper:
             time.sleep(0.5)
             return
         failed = False
-        for (box, *_), topic, result in zip(lines, topics, results):
+        for (box, game, *_), topic, result in zip(lines, topics, results):
             if isinstance(result, records.Refused):
                 self.dropped += 1
                 self.log("dropped a message on %s: %s" % (topic[:80], result))
+            elif result == records.RETAKEN:
+                self.log("took game %s of %s again from the box's line 1: the box's record was "
+                         "rewritten; the hall's copy is kept as %s" % (
+                             game, box, os.path.basename(self.tables.tables[box].aside)))
             elif isinstance(result, OSError):
                 self.log("cannot store a line of %s: %s (not acknowledged; the box sends it "
                          "again)" % (box, result))

@@ -12,6 +12,9 @@ header), so that a box whose flash was wiped, numbering again from 001, does not
 old game. `seq` is the line's number in the record (1 = the first line, as the checksum tags
 count). The first line of a game names the game before it on the box and that game's length
 (`"prev": ["002-...", 40]`): the hall stores a new game only once it has the one before whole.
+A line 1 sent because the box has fewer lines of the game than the hall acknowledged (its
+record rewritten, every line it kept the same) says so: `"over": 40`, the hall's acknowledged
+count it replaces; the hall then sets its copy aside and takes the game again from it.
 `hall` in an ack changes each time the hall starts: a box that sees a new one sends again from
 the ack. Every message is checked field by field; anything else is refused with a reason.
 """
@@ -69,9 +72,11 @@ def game_number(game):
     return int(game.split("-")[0])
 
 
-def line_message(game, seq, line, prev=None):
-    return json.dumps({"game": game, "seq": seq, "line": line, "prev": prev},
-                      separators=(",", ":")).encode()
+def line_message(game, seq, line, prev=None, over=None):
+    message = {"game": game, "seq": seq, "line": line, "prev": prev}
+    if over:
+        message["over"] = over
+    return json.dumps(message, separators=(",", ":")).encode()
 
 
 def _check_game(game, what="game"):
@@ -80,9 +85,9 @@ def _check_game(game, what="game"):
     return game
 
 
-def _check_seq(seq, low=1):
+def _check_seq(seq, low=1, what="seq"):
     if type(seq) is not int or not low <= seq <= 10 ** 7:
-        raise ProtocolError("seq is not a line number")
+        raise ProtocolError("%s is not a line number" % what)
     return seq
 
 
@@ -99,7 +104,8 @@ def _object(payload):
 
 
 def read_line_message(payload):
-    """(game, seq, line, prev) of a journal message; ProtocolError says what is wrong."""
+    """(game, seq, line, prev, over) of a journal message; ProtocolError says what is
+    wrong."""
     message = _object(payload)
     game = _check_game(message.get("game"))
     seq = _check_seq(message.get("seq"))
@@ -114,7 +120,12 @@ def read_line_message(payload):
         if not isinstance(prev, list) or len(prev) != 2:
             raise ProtocolError("prev is not [game, lines]")
         prev = (_check_game(prev[0], "prev's game"), _check_seq(prev[1], 0))
-    return game, seq, line, prev
+    over = message.get("over")
+    if over is not None:
+        _check_seq(over, 1, "over")
+        if seq != 1:
+            raise ProtocolError("over comes with line 1 only")
+    return game, seq, line, prev, over
 
 
 def ack_message(boot, game, seq):

@@ -6,7 +6,8 @@ next one of its game (its sequence number one past the lines stored): a duplicat
 a line after a gap waits until the box sends the lines before it. A line whose text is not
 the one stored means the box rewrote its record (a repair at power-up plays its undo lines
 out): the hall's copy is renamed GAME.rewritten-N.txt, kept, and the game taken again from
-the box's line 1 (Table._set_aside). Storing is append, flush and fsync
+the box's line 1 (Table._set_aside); so is a copy longer than the box's record, which the box
+says with its line 1 (`over`: the count the hall acknowledged, docs/hall.md). Storing is append, flush and fsync
 (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group commit,
 the files of many tables fsynced at once by a few threads; what it returns STORED is on disk
 all the same); a hall killed in the middle of a write leaves at most a last line without its
@@ -24,6 +25,7 @@ from tycoon import notation
 from host_tools.hall import protocol
 
 STORED, DUPLICATE = "stored", "duplicate"
+RETAKEN = "retaken"   # line 1 stored after the hall's copy was set aside (Table.aside)
 SYNC_THREADS = 16   # fsyncs of a batch at once (one a table's file)
 REWRITES = 16       # copies of one game set aside (GAME.rewritten-N.txt) at most
 
@@ -43,6 +45,7 @@ class Table:
         self.latest = None
         self.version = 0      # goes up with every line stored
         self._lines = {}      # game -> its lines stored (_stored)
+        self.aside = None     # the path the hall's copy of a game was set aside to last
         if os.path.isdir(self.folder):
             stamps = {}
             for name in os.listdir(self.folder):
@@ -71,12 +74,14 @@ class Table:
         """(game, seq) the hall acknowledges: the game stored last and its lines fsynced."""
         return self.latest, self.synced.get(self.latest, 0)
 
-    def store(self, game, seq, line, prev, unsynced):
-        """Write line `seq` of `game`; returns STORED or DUPLICATE, or raises Refused. The file
-        is not fsynced here: its path goes into the dict `unsynced` (True when its folder needs
-        an fsync too: a new file) for Tables.store_all to fsync."""
+    def store(self, game, seq, line, prev, unsynced, over=None):
+        """Write line `seq` of `game`; returns STORED, DUPLICATE or RETAKEN, or raises Refused.
+        `over`, with line 1: the box has fewer lines of the game than that count the hall
+        acknowledged. The file is not fsynced here: its path goes into the dict `unsynced`
+        (True when its folder needs an fsync too: a new file) for Tables.store_all to fsync."""
         have = self.games.get(game, 0)
-        if seq <= have and self._stored(game)[seq - 1] == line:
+        shorter = over is not None and over == have   # (a stale `over` is an old duplicate)
+        if seq <= have and not shorter and self._stored(game)[seq - 1] == line:
             synced = self.synced.get(game, 0)
             if synced < seq:   # written, but its fsync failed: the caller fsyncs it again,
                 path = self.path(game)   # and its folder while none of it is known on disk
@@ -87,14 +92,16 @@ class Table:
                 notation.untag(line, seq)
             except notation.NotationError as exc:
                 raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
-        if seq <= have:   # another text under that number: the box rewrote its record
-            aside = self._set_aside(game, unsynced)
+        retaken = False
+        if seq <= have:   # another text under that number, or fewer lines: the box rewrote
+            aside = self._set_aside(game, unsynced)   # its record
             if seq != 1:
                 raise Refused("line %d of game %s differs from the line stored: the box's "
                               "record was rewritten; the hall's copy is kept as %s and the "
                               "game taken again from the box's line 1"
                               % (seq, game, os.path.basename(aside)))
             have = 0
+            retaken = True
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
                           % (seq, game, have))
@@ -113,7 +120,7 @@ class Table:
         stored.append(line)
         self.latest = game
         self.version += 1
-        return STORED
+        return RETAKEN if retaken else STORED
 
 
     def _set_aside(self, game, unsynced):
@@ -129,7 +136,7 @@ class Table:
             raise Refused("line of game %s differs from the line stored, and the game was "
                           "rewritten %d times already (the hall keeps what it has)"
                           % (game, REWRITES))
-        aside = os.path.join(self.folder, "%s.rewritten-%d.txt" % (game, n))
+        aside = self.aside = os.path.join(self.folder, "%s.rewritten-%d.txt" % (game, n))
         path = self.path(game)
         os.replace(path, aside)
         unsynced.pop(path, None)
@@ -187,24 +194,24 @@ class Tables:
             self._pool = concurrent.futures.ThreadPoolExecutor(SYNC_THREADS, "hall-fsync")
         return self._pool
 
-    def store(self, box, game, seq, line, prev=None):
+    def store(self, box, game, seq, line, prev=None, over=None):
         """Store one line of a box (Table.store, fsynced before it returns)."""
-        result = self.store_all([(box, game, seq, line, prev)])[0]
+        result = self.store_all([(box, game, seq, line, prev, over)])[0]
         if isinstance(result, Exception):
             raise result
         return result
 
     def store_all(self, lines):
-        """Store lines [(box, game, seq, line, prev)] in turn, then fsync each file written
+        """Store lines [(box, game, seq, line, prev, over)] in turn, then fsync each file written
         (and the folder of a new one) once: a group commit, one fsync a file for many lines,
         the fsyncs of many files at once (SYNC_THREADS).
-        Returns each line's result: STORED, DUPLICATE, or the Refused or OSError it met. An
+        Returns each line's result: STORED, DUPLICATE, RETAKEN, or the Refused or OSError it met. An
         fsync that fails raises OSError (the caller acknowledges none of these lines)."""
         results, unsynced = [], {}
         with self.lock:
-            for box, game, seq, line, prev in lines:
+            for box, game, seq, line, prev, over in lines:
                 try:
-                    results.append(self.table(box).store(game, seq, line, prev, unsynced))
+                    results.append(self.table(box).store(game, seq, line, prev, unsynced, over))
                 except (Refused, OSError) as exc:
                     results.append(exc)
         paths = list(unsynced)
@@ -216,7 +223,7 @@ class Tables:
         # Only now do the lines count as on disk, to be acknowledged; after a failed fsync they
         # stay unacknowledged, and the box's sending them again fsyncs their file again.
         with self.lock:
-            for box, game, _seq, _line, _prev in lines:
+            for box, game, *_ in lines:
                 table = self.tables.get(box)
                 if table is not None and table.path(game) in unsynced \
                         and table.synced.get(game, 0) != table.games.get(game, 0):

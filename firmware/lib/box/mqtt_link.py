@@ -31,7 +31,7 @@ import select
 import socket   # pyright: ignore[reportMissingImports]  (the Pico W's; the stubs are the Pico's)
 
 from box import ticks
-from box.uplink import STALL_MS, Cursor
+from box.uplink import STALL_MS, Cursor, message
 from umqtt.simple import MQTTClient
 
 try:
@@ -551,9 +551,7 @@ class Link:
             item = cursor.next(now)
             if item is None:
                 return
-            game, seq, line, prev = item
-            self.client.publish(self.journal_topic, json.dumps(
-                {"game": game, "seq": seq, "line": line, "prev": prev}).encode(), False, 1)
+            self.client.publish(self.journal_topic, message(item).encode(), False, 1)
             self.sent += 1
             self._write(now)
 

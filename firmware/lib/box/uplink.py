@@ -14,6 +14,7 @@ A game's id is its number on the box and the CRC-32 of its first six lines (its 
 host_tools/hall/protocol.py says. Hand-written: the journal's layout is the box's own and no
 library reads it; the MQTT client itself is micropython-lib's umqtt (box.mqtt_link).
 """
+import json
 from binascii import crc32
 
 try:
@@ -40,6 +41,15 @@ def game_id(number, header):
 
 def game_number(game):
     return int(game.split("-")[0])
+
+
+def message(item):
+    """The journal message (JSON, host_tools/hall/protocol.py) of an item next() gave."""
+    game, seq, line, prev, over = item
+    m = {"game": game, "seq": seq, "line": line, "prev": prev}
+    if over:
+        m["over"] = over
+    return json.dumps(m)
 
 
 class Cursor:
@@ -76,6 +86,7 @@ class Cursor:
         self._ends = None      # (number, game id, lines): the last game read to its end
         self._rewind = True
         self._again = False    # finding the line the hall acknowledged last, to send again
+        self._over = 0         # the hall's count of lines of a game the box has fewer of
 
     # --- the hall's side --------------------------------------------------------------------
 
@@ -199,6 +210,7 @@ class Cursor:
         when the hall has none of the box's games."""
         game, seq = self.acked if self.acked else (None, 0)
         self._again = game is not None and seq > 0
+        self._over = 0
         if game is None:
             return None, None, 1, 1, 0
         mark = self._mark
@@ -207,11 +219,12 @@ class Cursor:
         return game_number(game), game, max(seq, 1), 1, 0
 
     def next(self, now):
-        """(game, seq, line, prev) of the next line to send, or None: nothing new, the window
-        full, no acknowledgement yet on this connection, or (with `busy` set) a file read
-        already in this call; `idle` is set when there was nothing new. `line` is str
+        """(game, seq, line, prev, over) of the next line to send, or None: nothing new, the
+        window full, no acknowledgement yet on this connection, or (with `busy` set) a file
+        read already in this call; `idle` is set when there was nothing new. `line` is str
         without its newline, `prev` [id, lines] of the game before on the flash when seq is 1
-        and there is one."""
+        and there is one, `over` (else 0) with line 1 the hall's count of lines of the game
+        when the box has fewer (its record rewritten: the hall sets its copy aside)."""
         self.busy = False
         self.idle = None
         if self.boot is None:
@@ -284,17 +297,21 @@ class Cursor:
                 if self.acked == (game, seq):
                     self._mark = (game, seq, offset - len(line))
                 prev = None
-                i = numbers.index(number)
-                if seq == 1 and i > 0:
-                    prev = self._prev(numbers[i - 1], numbers)
+                over = 0
+                if seq == 1:
+                    i = numbers.index(number)
+                    if i > 0:
+                        prev = self._prev(numbers[i - 1], numbers)
+                    over, self._over = self._over, 0
                 self._pos = (number, game, seq + 1, at, offset)
                 if not self.out:
                     self.moved = now
                 self.out.append((number, seq, offset - len(line)))
-                return game, seq, line[:-1].decode(), prev
+                return game, seq, line[:-1].decode(), prev, over
             # no whole line at `offset`: the game's end, as far as it is written
             if self._again:   # the box has fewer lines of this game than the hall: it
-                self._again = False   # rewrote the record; every line again, from line 1
+                self._again = False   # rewrote the record; every line again, from line 1,
+                self._over = seq      # which says so
                 seq, at, offset = 1, 1, 0
                 continue
             self._pos = (number, game, seq, at, offset)

@@ -25,6 +25,7 @@ until the journal writes (or the computer says something).
 import json
 
 from box import ticks
+from box.uplink import Cursor, message
 
 try:
     from micropython import const
@@ -44,7 +45,6 @@ class UsbLink:
     journal's folder and store), `poll` a select.poll with hw.usb registered."""
 
     def __init__(self, hw, app, poll):
-        from box.uplink import Cursor
         self.hw = hw
         self.poll = poll
         self.one = bytearray(1)
@@ -69,9 +69,7 @@ class UsbLink:
             return
         item = cursor.next(now)
         if item is not None:
-            game, seq, line, prev = item
-            hw.emit(PREFIX + "line " + json.dumps({"game": game, "seq": seq, "line": line,
-                                                   "prev": prev}))
+            hw.emit(PREFIX + "line " + message(item))
             self.sent += 1
 
     def _byte(self, b):
