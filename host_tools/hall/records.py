@@ -1,19 +1,19 @@
 """Each table's record in the hall's folder: every line on disk before it is acknowledged.
 
-`tables/BOX/GAME.txt` holds the lines of one game as the box wrote them (checksum tags and
-undo lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the
-next one of its game (its sequence number one past the lines stored): a duplicate is dropped,
-a line after a gap waits until the box sends the lines before it. A line whose text is not
-the one stored means the box rewrote its record (a repair at power-up plays its undo lines
-out): the hall's copy is renamed GAME.rewritten-N.txt, kept, and the game taken again from
-the box's line 1 (Table._set_aside); so is a copy longer than the box's record, which the box
-says with its line 1 (`over`: the count the hall acknowledged, docs/hall.md). Storing is append, flush and fsync
-(`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group commit,
-the files of many tables fsynced at once by a few threads; what it returns STORED is on disk
-all the same); a hall killed in the middle of a write leaves at most a last line without its
-newline, which `Tables` cuts off when it opens the folder (that line was never acknowledged,
-so the box sends it again). A line with a checksum tag must carry the right one for its
-sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
+`tables/BOX/GAME.txt` holds the lines of one game as the box wrote them (checksum tags and undo
+lines kept: `matchbox replay` reads it as it is). A line is stored only when it is the next one
+of its game (its sequence number one past the lines stored): a duplicate is dropped, a line
+after a gap waits until the box sends the lines before it. A line whose text is not the one
+stored means the box rewrote its record (a repair at power-up plays its undo lines out): the
+hall's copy is renamed GAME.rewritten-N.txt, kept, and the game taken again from the box's line
+1 (Table._set_aside); so is a copy longer than the box's record, which the box says with its
+line 1 (`over`: the count the hall acknowledged, docs/hall.md). Storing is append, flush and
+fsync (`Tables.store_all` stores many lines and then fsyncs each file it wrote once: a group
+commit, the files of many tables fsynced at once by a few threads; what it returns STORED is on
+disk all the same); a hall killed in the middle of a write leaves at most a last line without
+its newline, which `Tables` cuts off when it opens the folder (that line was never
+acknowledged, so the box sends it again). A line with a checksum tag must carry the right one
+for its sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
 refused.
 """
 import concurrent.futures
