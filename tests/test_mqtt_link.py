@@ -135,7 +135,7 @@ def connected(link, clock, broker):
     assert op == 0x82 and body.endswith(b"\x00\x0fmatchbox/t1/ack\x01")
     broker.send(b"\x90\x03" + body[:2] + b"\x01")
     steps(link, clock, 3)
-    assert link.state == mqtt_link.UP
+    assert link.state == mqtt_link._UP
     return body
 
 
@@ -187,7 +187,7 @@ def test_a_bad_acknowledgement_is_counted_and_leaves_the_cursor_as_it_was(tmp_pa
     broker.send(publish(b"matchbox/t2/ack", b'{"hall": "b2", "game": null, "seq": 0}', pid=3))
     steps(link, clock, 4)
     assert (link.cursor.boot, link.cursor.acked) == before
-    assert link.bad == 2 and link.state == mqtt_link.UP
+    assert link.bad == 2 and link.state == mqtt_link._UP
 
 
 def test_a_refused_account_is_said_and_tried_again_after_a_back_off(tmp_path, broker):
@@ -201,7 +201,7 @@ def test_a_refused_account_is_said_and_tried_again_after_a_back_off(tmp_path, br
     assert broker.read_packet()[0] == 0x10
     broker.send(b"\x20\x02\x00\x05")                                 # Not authorized
     steps(link, clock, 3)
-    assert told[:2] == ["r 5", "x refused"] and link.state == mqtt_link.WIFI
+    assert told[:2] == ["r 5", "x refused"] and link.state == mqtt_link._WIFI
     assert link.refused == 5 and link.sock is None
 
 
@@ -231,7 +231,7 @@ def test_a_broker_that_never_answers_costs_every_step_nothing(tmp_path, broker):
     link = make_link(root, broker.port, clock, told)
     worst = steps(link, clock, 5)
     broker.accept()
-    worst = max(worst, steps(link, clock, 10, ms=mqtt_link.CONNECT_MS // 5))
+    worst = max(worst, steps(link, clock, 10, ms=mqtt_link._CONNECT_MS // 5))
     assert told[-1] == "x no answer from the broker"
     full = socket.socket()
     full.bind(("127.0.0.1", 0))
@@ -246,8 +246,8 @@ def test_a_broker_that_never_answers_costs_every_step_nothing(tmp_path, broker):
     try:
         link2 = make_link(root, full.getsockname()[1], clock, told)
         worst = max(worst, steps(link2, clock, 3))
-        assert link2.state == mqtt_link.TCP                          # under way, not answered
-        worst = max(worst, steps(link2, clock, 10, ms=mqtt_link.CONNECT_MS // 5))
+        assert link2.state == mqtt_link._TCP                          # under way, not answered
+        worst = max(worst, steps(link2, clock, 10, ms=mqtt_link._CONNECT_MS // 5))
         assert link2.dropped >= 1 and told[-1] == "x no answer from the broker"
     finally:
         for s in fill + [full]:
@@ -269,7 +269,7 @@ def test_nothing_listening_backs_off_doubling(tmp_path):
         for _ in range(50):
             time.sleep(0.002)
             link.step()
-            if link.state == mqtt_link.WIFI:
+            if link.state == mqtt_link._WIFI:
                 break
         waits.append(link.backoff)
         clock.now = link.retry_at
@@ -330,7 +330,7 @@ def test_no_acknowledgement_for_three_returns_connects_again(tmp_path, broker):
     assert link.cursor.out
     steps(link, clock, 4, ms=16000)                 # past STALL_MS and the ping's 15 s
     assert "x no acknowledgement from the hall" in told and link.dropped == 1
-    assert link.sock is None or link.state == mqtt_link.TCP   # and connecting again
+    assert link.sock is None or link.state == mqtt_link._TCP   # and connecting again
 
 
 def test_a_fault_inside_a_step_drops_the_connection_not_the_box(tmp_path, broker):
@@ -384,7 +384,7 @@ def test_the_wifi_join_is_started_once_polled_and_retried_after_a_pause(monkeypa
     monkeypatch.setitem(sys.modules, "network", fake)
     wifi = mqtt_link.Wifi("Room", "secret99")
     assert fake.actives == [True]           # the radio starts as the link is made
-    quiet = mqtt_link.JOIN_QUIET_MS
+    quiet = mqtt_link._JOIN_QUIET_MS
     t = 0
     while t < quiet:                        # the loop running with no key down: no join yet
         assert not wifi.up(t) and fake.joins == []
@@ -394,7 +394,7 @@ def test_the_wifi_join_is_started_once_polled_and_retried_after_a_pause(monkeypa
     fake.status_now = -3                                              # wrong password
     t += 20
     assert not wifi.up(t) and wifi.why == -3
-    failed, pause = t, mqtt_link.JOIN_PAUSE_MS
+    failed, pause = t, mqtt_link._JOIN_PAUSE_MS
     for _ in range(3):                  # each pause doubles; the radio is brought up once
         n = len(fake.joins)
         while len(fake.joins) == n:
@@ -428,7 +428,7 @@ def test_a_radio_that_did_not_start_is_not_started_again_and_its_joins_are_space
         t += 10
     assert fake.actives == [True]       # brought up once, when made
     gaps = [b - a for a, b in zip(tries, tries[1:])]
-    assert tries[0] >= mqtt_link.JOIN_QUIET_MS and gaps == sorted(gaps) and gaps[0] >= 5000
+    assert tries[0] >= mqtt_link._JOIN_QUIET_MS and gaps == sorted(gaps) and gaps[0] >= 5000
     assert len(tries) <= 5              # 5, 10, 20 s... apart: not every second
 
 

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from box.store import Store
-from box.uplink import Cursor, LOOK_MS, REST_MS, WINDOW, STALL_MS, game_id
+from box.uplink import _LOOK_MS, _REST_MS, _STALL_MS, WINDOW, Cursor, game_id
 from host_tools.hall import protocol
 from host_tools.hall.uplink import Flash
 
@@ -89,7 +89,7 @@ def test_window_rewind_and_new_lines(tmp_path):
     cursor.ack("b1", sent[9][0], 10, 5)
     more = _drain(cursor, acks=False)
     assert [s[1] for s in more] == list(range(WINDOW + 1, WINDOW + 11))
-    cursor.stalled(5 + STALL_MS + 1, _diff)   # the hall went quiet: from its ack again,
+    cursor.stalled(5 + _STALL_MS + 1, _diff)   # the hall went quiet: from its ack again,
     again = _drain(cursor, acks=False)        # the line it acknowledged last sent again
     assert again[0][1] == 10 and len(again) == WINDOW
     cursor.ack("b2", again[0][0], 30, 9000)     # a new start of the hall: from 30 again
@@ -156,7 +156,7 @@ class _Journal:
 
 def test_resting_until_the_journal_writes_or_the_hall_answers(tmp_path):
     """Caught up, the cursor is left alone (no file read) until the journal has written, the
-    hall has acknowledged, or, without a journal's count of writes, REST_MS have passed."""
+    hall has acknowledged, or, without a journal's count of writes, _REST_MS have passed."""
     root = str(tmp_path)
     _write_games(root, [], _lines(random.Random(4), 10, "cur"), b"")
     journal = _Journal()
@@ -168,11 +168,11 @@ def test_resting_until_the_journal_writes_or_the_hall_answers(tmp_path):
         assert not cursor.resting(0, _diff)
         sent = _drain(cursor, 100)
         assert len(sent) == 10 and cursor.idle == 100
-    assert counted.resting(100 + 10 * REST_MS, _diff)   # the journal has not written,
-    assert not counted.resting(100 + LOOK_MS, _diff)     # but it is looked at now and then
+    assert counted.resting(100 + 10 * _REST_MS, _diff)   # the journal has not written,
+    assert not counted.resting(100 + _LOOK_MS, _diff)     # but it is looked at now and then
     journal.changes += 1
-    assert not counted.resting(100 + 10 * REST_MS, _diff)
-    assert timed.resting(100 + REST_MS - 1, _diff) and not timed.resting(100 + REST_MS, _diff)
+    assert not counted.resting(100 + 10 * _REST_MS, _diff)
+    assert timed.resting(100 + _REST_MS - 1, _diff) and not timed.resting(100 + _REST_MS, _diff)
     counted.next(200)
     assert counted.resting(300, _diff)
     counted.ack("b", sent[-1][0], 10, 300)               # the hall answered: look again

@@ -4,13 +4,13 @@ gives to the broker and brings back the hall's acknowledgement, over Wi-Fi on a 
 Imported only when the flash holds the hall's settings (`hall.json`, written by `matchbox hall
 enrol`): a box without a hall pays nothing. The main loop calls `step()` between keys, never
 while one is handled, and every step is bounded: the Wi-Fi join is started once and its status
-polled; the TCP connect is non-blocking and polled with select.poll(0); the socket never
+polled; the _TCP connect is non-blocking and polled with select.poll(0); the socket never
 blocks (a read takes what has come, a write what the socket takes); a QoS 1 publish does not
-wait for its PUBACK (the hall's acknowledgement is the delivery signal: PUBACK and SUBACK are
+wait for its PUBACK (the hall's acknowledgement is the delivery signal: PUBACK and _SUBACK are
 read and checked as they come, keeping the stream in step). At most one packet waits to go
 out: a line is taken from the cursor only once the one before it is on its way, so nothing
 grows while the broker is slow or away. A lost connection, a connect that does not answer in
-CONNECT_MS, a broker silent for 1.5 keepalives, or lines sent again STALLS times with no
+_CONNECT_MS, a broker silent for 1.5 keepalives, or lines sent again _STALLS times with no
 acknowledgement between (a connection the broker no longer routes the acks to) closes the
 socket; the next attempt comes after a back-off doubling from 1 s to 16 s (set back to 1 s
 once the broker has the box).
@@ -23,7 +23,7 @@ a hall given by name can hold one step that long, once per attempt; give an IP a
 Built on micropython-lib's umqtt.simple (lib/umqtt, unchanged): its client forms the packets
 (its _send_str, ping) and parses a received PUBLISH (wait_msg, with its PUBACK); `Client`
 below changes what does not fit a loop that must not wait: the connect (umqtt's blocks on the
-socket and on CONNACK), publish (umqtt's waits for PUBACK) and subscribe (waits for SUBACK).
+socket and on _CONNACK), publish (umqtt's waits for PUBACK) and subscribe (waits for _SUBACK).
 Umqtt writes to and reads from `_Wire`, a buffer this module moves to and from the socket.
 """
 import json
@@ -31,7 +31,7 @@ import select
 import socket   # pyright: ignore[reportMissingImports]  (the Pico W's; the stubs are the Pico's)
 
 from box import ticks
-from box.uplink import STALL_MS, Cursor, message
+from box.uplink import Cursor, message
 from umqtt.simple import MQTTClient
 
 try:
@@ -41,31 +41,31 @@ except ImportError:
         return x
 
 SETTINGS = "hall.json"
-KEEPALIVE_S = const(30)
-CONNECT_MS = const(5000)      # connect, CONNACK and SUBACK: each must come within this
-JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
-JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next, doubling
-JOIN_PAUSE_MAX_MS = const(300000)   # up to this
+_KEEPALIVE_S = const(30)
+_CONNECT_MS = const(5000)      # connect, _CONNACK and _SUBACK: each must come within this
+_JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
+_JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next, doubling
+_JOIN_PAUSE_MAX_MS = const(300000)   # up to this
 # A join's request goes to the radio in the step (a few commands to the chip): one starts only
 # once the loop has run this long with no key down
-JOIN_QUIET_MS = const(3000)
+_JOIN_QUIET_MS = const(3000)
 _GAP_MS = const(60)           # steps further apart than this: a key was down (or the app busy)
-BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to BACKOFF_MAX
-BACKOFF_MAX = const(16000)
-READ = const(512)             # bytes read from the socket at most in one step
-MAX_PACKET = const(1100)      # a packet from the broker larger than this drops the connection
-LINES = const(1)              # lines published at most in one step (a next() on a Pico: ms)
-STALLS = const(3)             # sent again this many times with no acknowledgement: connect
+_BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to _BACKOFF_MAX
+_BACKOFF_MAX = const(16000)
+_READ = const(512)             # bytes read from the socket at most in one step
+_MAX_PACKET = const(1100)      # a packet from the broker larger than this drops the connection
+_LINES = const(1)              # lines published at most in one step (a next() on a Pico: ms)
+_STALLS = const(3)             # sent again this many times with no acknowledgement: connect
                               # again (a connection the broker no longer routes acks to)
-FIRST_ACK_MS = const(1000)    # subscribed and no acknowledgement (a hall that has none for
+_FIRST_ACK_MS = const(1000)    # subscribed and no acknowledgement (a hall that has none for
                               # this box yet): send from the first line of the oldest game
 
 # link states
-WIFI = const(0)       # waiting for the Wi-Fi join (or for the back-off to end)
-TCP = const(1)        # TCP connect under way
-CONNACK = const(2)    # CONNECT sent, waiting for CONNACK
-SUBACK = const(3)     # SUBSCRIBE sent, waiting for SUBACK
-UP = const(4)         # subscribed: lines go out
+_WIFI = const(0)       # waiting for the Wi-Fi join (or for the back-off to end)
+_TCP = const(1)        # _TCP connect under way
+_CONNACK = const(2)    # CONNECT sent, waiting for _CONNACK
+_SUBACK = const(3)     # SUBSCRIBE sent, waiting for _SUBACK
+_UP = const(4)         # subscribed: lines go out
 
 _EAGAIN = (11, 115, 114)   # EAGAIN, EINPROGRESS, EALREADY (MicroPython's and Linux's numbers)
 _FAIL = const(0x18)        # POLLERR | POLLHUP
@@ -164,12 +164,12 @@ class Client(MQTTClient):
 
     def __init__(self, box, server, port, password):
         MQTTClient.__init__(self, ("box-" + box).encode(), server, port, box.encode(),
-                            password.encode(), KEEPALIVE_S)
+                            password.encode(), _KEEPALIVE_S)
         self.sock = _Wire()
 
     def hello(self):
         """The CONNECT packet (clean session, user and password, keepalive), as umqtt's
-        connect() forms it, without its socket and without waiting for CONNACK."""
+        connect() forms it, without its socket and without waiting for _CONNACK."""
         head = bytearray(b"\x10\0\0\0\0\0")   # its last 0: the protocol name's length's
         var = bytearray(b"\x04MQTT\x04\xc2\0\0")   # high byte, as umqtt writes it
         var[7] = self.keepalive >> 8
@@ -202,7 +202,7 @@ class Client(MQTTClient):
         w.write(msg)
 
     def subscribe(self, topic, qos=0):
-        """Send SUBSCRIBE and return its packet id; the link checks the SUBACK when it comes."""
+        """Send SUBSCRIBE and return its packet id; the link checks the _SUBACK when it comes."""
         pid = self._next_pid()
         w = self.sock
         w.write(bytes((0x82, 2 + 2 + len(topic) + 1, pid >> 8, pid & 0xFF)))
@@ -230,9 +230,9 @@ class Wifi:
     A radio that did not start stays down until the next power-up: every join then fails at
     once (the driver's EPERM), and the journal waits for a link. A join is started and its
     status polled each step (rp2's WLAN.connect returns once the radio has the request: a few
-    commands to the chip, not timed here); one starts only after JOIN_QUIET_MS with no key
-    down, and after a failed one the pause before the next doubles from JOIN_PAUSE_MS to
-    JOIN_PAUSE_MAX_MS."""
+    commands to the chip, not timed here); one starts only after _JOIN_QUIET_MS with no key
+    down, and after a failed one the pause before the next doubles from _JOIN_PAUSE_MS to
+    _JOIN_PAUSE_MAX_MS."""
 
     def __init__(self, ssid, password):
         import network   # pyright: ignore[reportMissingImports]  (a Pico W's module)
@@ -242,7 +242,7 @@ class Wifi:
         self.password = password
         self.since = None   # ticks_ms the join was started; None: not started
         self.after = None   # ticks_ms before which no new join starts (after a failed one)
-        self.pause = JOIN_PAUSE_MS   # the pause after the next failed join
+        self.pause = _JOIN_PAUSE_MS   # the pause after the next failed join
         self.why = None     # the last failed join's status
         self.last = None    # ticks_ms of the last call; a gap means a key was down
         self.quiet = None   # ticks_ms since when the calls came with no gap
@@ -254,12 +254,12 @@ class Wifi:
             self.quiet = now
         self.last = now
         if w.isconnected():
-            self.pause = JOIN_PAUSE_MS
+            self.pause = _JOIN_PAUSE_MS
             return True
         if self.since is None:
             if self.after is not None and ticks.diff(now, self.after) < 0:
                 return False
-            if ticks.diff(now, self.quiet) < JOIN_QUIET_MS:
+            if ticks.diff(now, self.quiet) < _JOIN_QUIET_MS:
                 return False
             self.since = now
             try:
@@ -269,7 +269,7 @@ class Wifi:
                 self._failed(now)
             return False
         status = w.status()   # < 0: wrong password, no such network, failed
-        if status < 0 or ticks.diff(now, self.since) > JOIN_MS:
+        if status < 0 or ticks.diff(now, self.since) > _JOIN_MS:
             self.why = status
             w.disconnect()
             self._failed(now)
@@ -278,7 +278,7 @@ class Wifi:
     def _failed(self, now):
         self.since = None
         self.after = now + self.pause
-        self.pause = min(self.pause * 2, JOIN_PAUSE_MAX_MS)
+        self.pause = min(self.pause * 2, _JOIN_PAUSE_MAX_MS)
 
 
 class Link:
@@ -286,7 +286,7 @@ class Link:
     `clock` the ticks_ms the network's timers run on, `wifi` has up(now) (the Wi-Fi class
     above, or a board's stand-in), `tell(text)` (optional) hears what the link learns:
     `c` connected, `a HALL GAME SEQ` an acknowledgement (GAME `-` for none), `r CODE` the
-    broker refused the box (CONNACK's code), `s` the broker refused the subscription,
+    broker refused the box (_CONNACK's code), `s` the broker refused the subscription,
     `x WHY` the connection dropped."""
 
     def __init__(self, settings, cursor, clock, wifi, tell=None):
@@ -300,7 +300,7 @@ class Link:
         self.clock = clock
         self.wifi = wifi
         self.tell = tell
-        self.state = WIFI
+        self.state = _WIFI
         self.sock = None
         self.poll = None
         self.inb = b""
@@ -308,9 +308,9 @@ class Link:
         self.heard = 0       # when the broker last sent something
         self.said = 0        # when the link last sent something
         self.retry_at = clock()
-        self.backoff = BACKOFF_MS
+        self.backoff = _BACKOFF_MS
         self.sub_pid = 0
-        self.refused = None  # CONNACK's code of the last refusal
+        self.refused = None  # _CONNACK's code of the last refusal
         self.dropped = 0     # connections closed (lost, timed out, refused)
         self.bad = 0         # messages from the broker that were refused
         self.sent = 0        # lines published
@@ -323,27 +323,27 @@ class Link:
         now = self.clock()
         state = self.state
         try:
-            if state == WIFI:
+            if state == _WIFI:
                 if ticks.diff(now, self.retry_at) >= 0 and self.wifi.up(now):
                     self._open(now)
                 return
-            if state == TCP:
+            if state == _TCP:
                 self._connecting(now)
                 return
             self._read(now)
             if self.sock is None:
                 return
-            if self.state != UP and ticks.diff(now, self.since) > CONNECT_MS:
+            if self.state != _UP and ticks.diff(now, self.since) > _CONNECT_MS:
                 self._drop(now, "no answer from the broker")
                 return
-            if self.state == UP:
+            if self.state == _UP:
                 self._lines(now)
                 if self.sock is None:   # dropped: no acknowledgement for too long
                     return
-            if ticks.diff(now, self.heard) > KEEPALIVE_S * 1500:
+            if ticks.diff(now, self.heard) > _KEEPALIVE_S * 1500:
                 self._drop(now, "the broker is silent")
                 return
-            if not self.client.sock.out and ticks.diff(now, self.said) > KEEPALIVE_S * 500:
+            if not self.client.sock.out and ticks.diff(now, self.said) > _KEEPALIVE_S * 500:
                 self.client.ping()
             self._write(now)
         except OSError as exc:
@@ -367,13 +367,13 @@ class Link:
         self.sock = s
         self.poll = select.poll()
         self.poll.register(s, select.POLLOUT)
-        self.state = TCP
+        self.state = _TCP
         self.since = now
 
     def _connecting(self, now):
         ready = self.poll.poll(0)
         if not ready:
-            if ticks.diff(now, self.since) > CONNECT_MS:
+            if ticks.diff(now, self.since) > _CONNECT_MS:
                 self._drop(now, "no answer from the broker")
             return
         if ready[0][1] & _FAIL:
@@ -385,7 +385,7 @@ class Link:
         c.pid = 0
         c.hello()
         self.inb = b""
-        self.state = CONNACK
+        self.state = _CONNACK
         self.since = self.heard = now
         self._write(now)
 
@@ -404,9 +404,9 @@ class Link:
         self.inb = b""
         self.stalls = 0
         self.client.sock.out = bytearray()
-        self.state = WIFI
+        self.state = _WIFI
         self.retry_at = now + self.backoff
-        self.backoff = min(self.backoff * 2, BACKOFF_MAX)
+        self.backoff = min(self.backoff * 2, _BACKOFF_MAX)
         self.cursor.connected()   # no acknowledgement of this connection counts any more
 
     # --- the wire ------------------------------------------------------------------------------
@@ -429,7 +429,7 @@ class Link:
         if not self.poll.poll(0):
             return
         try:
-            data = self.sock.recv(READ)
+            data = self.sock.recv(_READ)
         except OSError as exc:
             if exc.args[0] not in _EAGAIN:
                 raise
@@ -457,7 +457,7 @@ class Link:
                     self._drop(now, "a packet with a bad length from the broker")
                     return
             end = i + size
-            if end > MAX_PACKET:
+            if end > _MAX_PACKET:
                 self._drop(now, "a packet of %d bytes from the broker" % end)
                 return
             if end > len(inb):
@@ -487,7 +487,7 @@ class Link:
             return True
         if op == 0x40:   # PUBACK: the broker has a line (the hall's ack says delivered)
             return True
-        if op == 0x20 and self.state == CONNACK and len(packet) == 4:
+        if op == 0x20 and self.state == _CONNACK and len(packet) == 4:
             if packet[3]:
                 self.refused = packet[3]
                 if self.tell:
@@ -497,20 +497,20 @@ class Link:
             self.refused = None
             self.cursor.connected()
             self.sub_pid = c.subscribe(self.ack_topic, 1)
-            self.state = SUBACK
+            self.state = _SUBACK
             self.since = now
             if self.tell:
                 self.tell("c")
             return True
-        if op == 0x90 and self.state == SUBACK and len(packet) == 5:
+        if op == 0x90 and self.state == _SUBACK and len(packet) == 5:
             if packet[2] << 8 | packet[3] != self.sub_pid or packet[4] & 0x80:
                 if self.tell:
                     self.tell("s")
                 self._drop(now, "the broker refused the subscription")
                 return False
-            self.state = UP
+            self.state = _UP
             self.since = now
-            self.backoff = BACKOFF_MS
+            self.backoff = _BACKOFF_MS
             return True
         self._drop(now, "an unexpected packet 0x%02x from the broker" % packet[0])
         return False
@@ -535,17 +535,16 @@ class Link:
 
     def _lines(self, now):
         cursor = self.cursor
-        if cursor.boot is None and ticks.diff(now, self.since) > FIRST_ACK_MS:
+        if cursor.boot is None and ticks.diff(now, self.since) > _FIRST_ACK_MS:
             cursor.ack("", None, 0, now)   # "": no hall's start known; its first ack rewinds
-        if cursor.out and ticks.diff(now, cursor.moved) > STALL_MS:
+        if cursor.stalled(now, ticks.diff):
             self.stalls += 1
-            if self.stalls >= STALLS:
+            if self.stalls >= _STALLS:
                 self._drop(now, "no acknowledgement from the hall")
                 return
-        cursor.stalled(now, ticks.diff)
         if cursor.resting(now, ticks.diff):
             return
-        for _ in range(LINES):
+        for _ in range(_LINES):
             if self.client.sock.out:   # the packet before is not all on its way yet
                 return
             item = cursor.next(now)

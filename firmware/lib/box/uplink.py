@@ -6,7 +6,7 @@ not one yet), and keeps in RAM only where it is (the next line's game, number an
 one block of the journal read ahead, and the keys of at most WINDOW lines sent and not yet
 acknowledged: there is no queue that grows while the hall is away. A transport (the MQTT link of a Pico W, the USB link to
 `matchbox uplink`) asks it for the next line, carries it, and brings back the hall's
-acknowledgement; after a new connection, a new start of the hall, or no progress for STALL_MS
+acknowledgement; after a new connection, a new start of the hall, or no progress for _STALL_MS
 while lines are out, the cursor goes back to the line after the last acknowledged one. The
 hall drops duplicates by line number, so sending again costs nothing.
 
@@ -24,13 +24,13 @@ except ImportError:
         return x
 
 WINDOW = const(32)        # lines out at once, not yet acknowledged
-STALL_MS = const(1500)    # no acknowledgement for this long while lines are out: send again
-REST_MS = const(50)       # nothing new: the journal is looked at again after this long, or
+_STALL_MS = const(1500)    # no acknowledgement for this long while lines are out: send again
+_REST_MS = const(50)       # nothing new: the journal is looked at again after this long, or
                           # at once after an acknowledgement (without a journal's count)
-LOOK_MS = const(2000)     # with a journal's count: looked at after a write, and this often
+_LOOK_MS = const(2000)     # with a journal's count: looked at after a write, and this often
                           # all the same (whatever the count missed costs 2 s at most)
-HEADER_LINES = const(6)
-BLOCK = const(512)        # journal bytes read at once (about ten lines): the longest line
+_HEADER_LINES = const(6)
+_BLOCK = const(512)        # journal bytes read at once (about ten lines): the longest line
                           # (200 bytes with its newline, docs/notation.md) fits twice
 
 
@@ -61,7 +61,7 @@ class Cursor:
     A call of next() opens one file at most (and lists the games when they changed): on a
     Pico a file's open costs about a millisecond, and the link's step must stay short. So the
     games' numbers stay listed between calls, a game's id is read with the block its lines
-    come from (one open checks the header and reads BLOCK bytes), and the lines in that
+    come from (one open checks the header and reads _BLOCK bytes), and the lines in that
     block cost no flash at all."""
 
     def __init__(self, store, root="games", journal=None):
@@ -80,7 +80,7 @@ class Cursor:
         self._mark = None      # (game id, seq, offset) of the line the hall acknowledged last
         self._numbers = None   # the games' numbers as listed last (None: list them again)
         self._current = False  # whether the last of them is games/current.txt
-        self._buf = bytearray(BLOCK)
+        self._buf = bytearray(_BLOCK)
         self._held = None      # (number, game id, base, n): the buffer holds that game's
                                # bytes from `base`, n of them
         self._ends = None      # (number, game id, lines): the last game read to its end
@@ -118,21 +118,24 @@ class Cursor:
                 self.moved = now
 
     def stalled(self, now, ticks_diff):
-        """No progress for STALL_MS while lines are out: send again from the acknowledgement."""
-        if self.out and ticks_diff(now, self.moved) > STALL_MS:
+        """No progress for _STALL_MS while lines are out: send again from the acknowledgement
+        (True when it does)."""
+        if self.out and ticks_diff(now, self.moved) > _STALL_MS:
             self._rewind = True
             self.moved = now
             self.idle = None
+            return True
+        return False
 
     def resting(self, now, ticks_diff):
         """Whether to leave next() alone: it found nothing new and since then neither the
-        hall acknowledged nor the journal wrote, LOOK_MS at most (without a journal: REST_MS).
+        hall acknowledged nor the journal wrote, _LOOK_MS at most (without a journal: _REST_MS).
         Looking again costs a file's open, not worth one every pass of the loop."""
         if self.idle is None:
             return False
         if self.journal is not None:
-            return self.journal.changes == self._seen and ticks_diff(now, self.idle) < LOOK_MS
-        return ticks_diff(now, self.idle) < REST_MS
+            return self.journal.changes == self._seen and ticks_diff(now, self.idle) < _LOOK_MS
+        return ticks_diff(now, self.idle) < _REST_MS
 
     # --- the journal's side -----------------------------------------------------------------
 
@@ -170,18 +173,18 @@ class Cursor:
         buf = self._buf
         self._held = None
         crc = size = lines = 0
-        while lines < HEADER_LINES:
+        while lines < _HEADER_LINES:
             n = f.readinto(buf)
             i = 0
-            while lines < HEADER_LINES:
+            while lines < _HEADER_LINES:
                 j = buf.find(b"\n", i, n)
                 if j < 0:
                     break
                 lines += 1
                 i = j + 1
-            if lines < HEADER_LINES:
+            if lines < _HEADER_LINES:
                 i = n
-                if n < BLOCK:   # the file ends inside its header
+                if n < _BLOCK:   # the file ends inside its header
                     f.close()
                     return None
             crc = crc32(memoryview(buf)[:i], crc)
@@ -265,7 +268,7 @@ class Cursor:
                 if j >= 0:
                     line = bytes(buf[offset - base:j + 1])
                 else:   # read in this call: the file's end, or a line longer than any
-                    ends = read and (n < BLOCK or base == offset)
+                    ends = read and (n < _BLOCK or base == offset)
             if line is None and not ends:
                 if read:   # one file read a call
                     self.busy = True
@@ -343,7 +346,7 @@ class Cursor:
         f, gid, size = opened
         try:
             f.seek(size)
-            return [gid, HEADER_LINES + self._count(f)]
+            return [gid, _HEADER_LINES + self._count(f)]
         finally:
             f.close()
 
@@ -363,7 +366,7 @@ class Cursor:
         f, gid, size = opened
         try:
             f.seek(size)
-            return self.acked == (gid, HEADER_LINES + self._count(f))
+            return self.acked == (gid, _HEADER_LINES + self._count(f))
         finally:
             f.close()
 
