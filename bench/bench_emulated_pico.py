@@ -42,6 +42,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -94,33 +95,39 @@ PAGE_PROGRAM_MS = 0.4
 # same clean interpreter on both firmwares, the code imported from where the firmware keeps it.
 # The start is box.powerup's (the map read once, let go once the parts are built), the passes
 # box.runtime.loop's with nothing on the USB serial (its poll of hw.usb, when the firmware has
-# one; a step of the hall's link instead when the flash holds hall.json). Kept under about 500 bytes: a probe of about 700 bytes typed at once was never run by
-# the emulated board's raw REPL (not looked into further).
+# one; a step of the hall's link instead when the flash holds hall.json). It goes on the flash
+# as heap_probe.py and is imported (a probe of about 600 bytes typed at once into the emulated
+# board's raw REPL was never run; not looked into further), its names kept in its functions so
+# that the module's globals do not grow after `base`.
 HEAP_PROBE = b'''import gc
-gc.collect()
-base = gc.mem_alloc()
-from box import hw_pico, pins, runtime
-def start():
+def start(pins, hw_pico, runtime):
     m = pins.load()
     hw = hw_pico.build(m)
     return hw, runtime.start(hw, m)
-hw, app = start()
-l = app.link
-u = None
-if hasattr(hw, "usb"):
-    import select
-    u = select.poll()
-    u.register(hw.usb, 1)
-for _ in range(40):
-    app.step()
-    if l:
-        l.step()
-    elif u:
-        for _ in u.ipoll(0):
-            break
-    hw.idle()
-gc.collect()
-print("HEAP %d %d %d" % (base, gc.mem_alloc(), gc.mem_free()))
+def run():
+    gc.collect()
+    base = gc.mem_alloc()
+    from box import hw_pico, pins, runtime
+    hw, app = start(pins, hw_pico, runtime)
+    l = app.link
+    u = None
+    if hasattr(hw, "usb"):
+        import select
+        u = select.poll()
+        u.register(hw.usb, 1)
+    for _ in range(40):
+        app.step()
+        if l:
+            l.step()
+        elif u:
+            for _ in u.ipoll(0):
+                break
+        hw.idle()
+    gc.collect()
+    print("HEAP %d %d %d" % (base, gc.mem_alloc(), gc.mem_free()))
+run()
+import micropython
+micropython.qstr_info()
 '''
 
 ENGINE_PROBE = b'''import sys
@@ -437,9 +444,11 @@ def wait_line(pico, prefix, within_ms):
         prefix, "\n".join(pico.console[-20:])))
 
 
-def run_probe(fw, code, prefix, extra=None, within_ms=60000):
+def run_probe(fw, code, prefix, extra=None, within_ms=60000, console=False):
     """Boot in maintenance mode (no app), enter the raw REPL, soft-reset it for a clean
-    interpreter, run `code`; returns the first line it prints starting with `prefix`."""
+    interpreter, run `code` (pasted: keep it short, a longer probe goes on the flash as a
+    module to import); returns the first line it prints starting with `prefix` (with console,
+    every line the board printed by then)."""
     with fw.board(extra, maintenance=True) as pico:
         pico.boot(wait_lit=False)
         for send, wait in ((b"", b">>> "), (b"\x01", b"raw REPL; CTRL-B to exit\r\n>"),
@@ -451,13 +460,22 @@ def run_probe(fw, code, prefix, extra=None, within_ms=60000):
                                    % pico.serial[-300:].decode("utf-8", "replace"))
         pico.run_until(lambda: pico.serial.endswith(b"\r\n>"), 5000)
         pico.write_serial(b"print()\n" + code + b"\x04")   # raw REPL's "OK" on a line of its own
-        return wait_line(pico, prefix, within_ms)
+        line = wait_line(pico, prefix, within_ms)
+        return list(pico.console) if console else line
 
 
 def pico_heap(fw, extra):
-    words = run_probe(fw, HEAP_PROBE, "HEAP ", extra).split()
+    """(resident heap, free heap, qstrs interned at run time, their pools) after a fresh boot
+    and 40 passes of the main loop. MicroPython keeps the names and short strings of the code
+    it loads in pools that never shrink, each new pool twice the last: one more name past a
+    pool's end costs the whole next pool (3.9 KB for the sixth)."""
+    files = dict(extra)
+    files["heap_probe.py"] = HEAP_PROBE
+    console = run_probe(fw, b"import heap_probe\n", "qstr pool", files, console=True)
+    words = next(line for line in console if line.startswith("HEAP ")).split()
     base, alloc, free = (int(w) for w in words[1:4])
-    return alloc - base, free
+    pools = re.search(r"n_pool=(\d+), n_qstr=(\d+)", "\n".join(console))
+    return alloc - base, free, int(pools.group(2)), int(pools.group(1))
 
 
 def tagged_journal(record):
@@ -758,13 +776,14 @@ def measure_hall(name, uf2, files, steps, board, hall):
     fw = Firmware(name, uf2, files, board)
     extra = hall_files() if hall else {}
     prefix = "hall_" if hall else ""
-    heap, free = pico_heap(fw, extra)
+    heap, free, qstrs, pools = pico_heap(fw, extra)
     shown_ms, _shown = pico_boot(fw, extra)
     run = pico_human(fw, steps, extra=extra)
     f = key_figures(run, prefix)
     f[prefix + "boot_ms_fresh"] = shown_ms
     f.update({"hall_resident_heap_bytes" if hall else "resident_heap_fresh_bytes": heap,
               prefix + "free_heap_bytes": free,
+              prefix + "qstrs": qstrs, prefix + "qstr_pools": pools,
               prefix + "key_presses": run.presses,
               prefix + "emulated_s": round(run.emulated_ms / 1000, 1),
               prefix + "cyw43_start_failures": run.cyw43_failed,
@@ -784,8 +803,9 @@ def measure(name, uf2, files, steps, usb_link=False, board="pico"):
             f[prefix + "lines_sent"] = run.usb_lines
             f[prefix + "errors"] = run.usb_errors
     resumed = journals()
-    heap_fresh, free_fresh = pico_heap(fw, {})
-    heap_500, free_500 = pico_heap(fw, resumed[0][2])
+    heap_fresh, free_fresh, qstrs, pools = pico_heap(fw, {})
+    heap_500, free_500, _q, _p = pico_heap(fw, resumed[0][2])
+    f.update(qstrs=qstrs, qstr_pools=pools)
     f.update(resident_heap_bytes=max(heap_fresh, heap_500), resident_heap_fresh_bytes=heap_fresh,
              resident_heap_resume_500_bytes=heap_500, free_heap_bytes=min(free_fresh, free_500))
     from bench_engine import long_game as engine_game
@@ -869,6 +889,8 @@ def report(figures, main_name, labels):
     print(row("resident, fresh (setup menu)", figures, "resident_heap_fresh_bytes", "%d B"))
     print(row("resident, resumed 500-action game", figures, "resident_heap_resume_500_bytes", "%d B"))
     print(row("free after boot (the lower)", figures, "free_heap_bytes", "%d B"))
+    print(row("names interned at run time, fresh", figures, "qstrs", "%d qstrs"))
+    print(row("  in pools (the next: twice the last)", figures, "qstr_pools", "%d"))
     missed = []
     print("   goal: resident <= 32 KB: %s" % verdict(f["resident_heap_bytes"], "resident_heap_bytes", missed))
     print("\n2. Engine heap in the steady state (bench/mpy_engine_bench.py on the board, a "
@@ -959,7 +981,9 @@ def report_hall(f, full):
                        ("key_to_display_ms_action", "  PLAY / PASS"),
                        ("key_to_display_ms_undo", "  UNDO"),
                        ("resident_heap_fresh_bytes", "resident heap, fresh (B)"),
-                       ("free_heap_bytes", "free heap after boot (B)")):
+                       ("free_heap_bytes", "free heap after boot (B)"),
+                       ("qstrs", "names interned at run time (qstrs)"),
+                       ("qstr_pools", "  in pools (the next: twice the last)")):
         hall_key = "hall_" + ("resident_heap_bytes" if key == "resident_heap_fresh_bytes" else key)
         print("   %-46s %-24s %-24s" % (label, f.get(key), f.get(hall_key)))
     print("   %-46s %-24s %-24s" % ("presses the displays did not answer in 300 ms",
