@@ -146,7 +146,7 @@ def test_the_pico_w_image_runs_the_box_without_its_radio(tmp_path):
 def test_the_pico_w_starts_its_radio_once_before_its_game_is_shown(tmp_path):
     """The Pico W's image with the hall's settings on its flash (hall.json, a broker at a
     TEST-NET address): the radio starts at power-up, before the first frame (its start holds
-    the box; rp2040js has no CYW43, so it fails after about 0.8 s emulated), and never again:
+    the box; rp2040js has no CYW43, so it fails, after 0.6-1.1 s emulated), and never again:
     the joins the link starts later fail at once, and the keys go on being recorded."""
     from host_tools.hall import uplink
     files, _game = game_files(tmp_path)

@@ -105,6 +105,16 @@ class Twins:
 on_the_twins = pytest.mark.xdist_group("emulated-pico-twins")
 
 
+@on_the_twins
+def test_the_twins_tests_run_together(request):
+    """Under xdist the twins' tests must share one worker (one board, the games played in
+    turn): pytest-xdist's loadgroup marks them by their node ids, which some pytest releases
+    no longer let it do (then every twins' test after the first finds a fresh board)."""
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@emulated-pico-twins"), \
+            "--dist loadgroup does not group with this pytest (pytest-xdist#1386)"
+
+
 @pytest.fixture(scope="module")
 def twins():
     t = Twins()
