@@ -77,18 +77,26 @@ def loop(hw, app):
     (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
     (box.usb_link). After a pass that handled a key the garbage is collected (about 3 ms on
     a Pico, emulated): MicroPython's allocator searches past all garbage since the last
-    collection, so the next key's allocations would grow slower through a game."""
+    collection, so the next key's allocations would grow slower through a game. The link's
+    steps leave garbage between keys too: it is collected when a key goes down, while the key
+    settles (its 20 ms debounce), so that the key's work does not meet it."""
     import gc
     import select
     usb = select.poll()
     usb.register(hw.usb, select.POLLIN)
     raw, settled = app.keys._raw, app.keys._state   # the keys as last read, 1 = down
+    stepped = False   # the link stepped since the last collection
     while True:
         if app.step():
             gc.collect()   # a key's work is done: its garbage goes now, not in a later key's
+            stepped = False
         if app.link is not None:
             if raw.find(b"\x01") < 0 and settled.find(b"\x01") < 0:
                 app.link.step()
+                stepped = True
+            elif stepped:
+                gc.collect()
+                stepped = False
         else:
             for _ in usb.ipoll(0):
                 from box.usb_link import UsbLink
