@@ -4,9 +4,9 @@ gives to the broker and brings back the hall's acknowledgement, over Wi-Fi on a 
 Imported only when the flash holds the hall's settings (`hall.json`, written by `matchbox hall
 enrol`): a box without a hall pays nothing. The main loop calls `step()` between keys, never
 while one is handled, and every step is bounded: the Wi-Fi join is started once and its status
-polled; the _TCP connect is non-blocking and polled with select.poll(0); the socket never
+polled; the TCP connect is non-blocking and polled with select.poll(0); the socket never
 blocks (a read takes what has come, a write what the socket takes); a QoS 1 publish does not
-wait for its PUBACK (the hall's acknowledgement is the delivery signal: PUBACK and _SUBACK are
+wait for its PUBACK (the hall's acknowledgement is the delivery signal: PUBACK and SUBACK are
 read and checked as they come, keeping the stream in step). At most one packet waits to go
 out: a line is taken from the cursor only once the one before it is on its way, so nothing
 grows while the broker is slow or away. A lost connection, a connect that does not answer in
@@ -23,7 +23,7 @@ a hall given by name can hold one step that long, once per attempt; give an IP a
 Built on micropython-lib's umqtt.simple (lib/umqtt, unchanged): its client forms the packets
 (its _send_str, ping) and parses a received PUBLISH (wait_msg, with its PUBACK); `Client`
 below changes what does not fit a loop that must not wait: the connect (umqtt's blocks on the
-socket and on _CONNACK), publish (umqtt's waits for PUBACK) and subscribe (waits for _SUBACK).
+socket and on CONNACK), publish (umqtt's waits for PUBACK) and subscribe (waits for SUBACK).
 Umqtt writes to and reads from `_Wire`, a buffer this module moves to and from the socket.
 """
 import json
@@ -42,30 +42,30 @@ except ImportError:
 
 SETTINGS = "hall.json"
 _KEEPALIVE_S = const(30)
-_CONNECT_MS = const(5000)      # connect, _CONNACK and _SUBACK: each must come within this
-_JOIN_MS = const(20000)        # a Wi-Fi join that has not got an address in this long: again
-_JOIN_PAUSE_MS = const(5000)   # after a failed join, this long before the next, doubling
+_CONNECT_MS = const(5000)     # connect, CONNACK and SUBACK: each must come within this
+_JOIN_MS = const(20000)       # a Wi-Fi join that has not got an address in this long: again
+_JOIN_PAUSE_MS = const(5000)  # after a failed join, this long before the next, doubling
 _JOIN_PAUSE_MAX_MS = const(300000)   # up to this
 # A join's request goes to the radio in the step (a few commands to the chip): one starts only
 # once the loop has run this long with no key down
 _JOIN_QUIET_MS = const(3000)
 _GAP_MS = const(60)           # steps further apart than this: a key was down (or the app busy)
-_BACKOFF_MS = const(1000)      # first pause before connecting again; doubles up to _BACKOFF_MAX
+_BACKOFF_MS = const(1000)     # first pause before connecting again; doubles up to _BACKOFF_MAX
 _BACKOFF_MAX = const(16000)
-_READ = const(512)             # bytes read from the socket at most in one step
-_MAX_PACKET = const(1100)      # a packet from the broker larger than this drops the connection
-_LINES = const(1)              # lines published at most in one step (a next() on a Pico: ms)
-_STALLS = const(3)             # sent again this many times with no acknowledgement: connect
+_READ = const(512)            # bytes read from the socket at most in one step
+_MAX_PACKET = const(1100)     # a packet from the broker larger than this drops the connection
+_LINES = const(1)             # lines published at most in one step (a next() on a Pico: ms)
+_STALLS = const(3)            # sent again this many times with no acknowledgement: connect
                               # again (a connection the broker no longer routes acks to)
-_FIRST_ACK_MS = const(1000)    # subscribed and no acknowledgement (a hall that has none for
+_FIRST_ACK_MS = const(1000)   # subscribed and no acknowledgement (a hall that has none for
                               # this box yet): send from the first line of the oldest game
 
 # link states
-_WIFI = const(0)       # waiting for the Wi-Fi join (or for the back-off to end)
-_TCP = const(1)        # _TCP connect under way
-_CONNACK = const(2)    # CONNECT sent, waiting for _CONNACK
-_SUBACK = const(3)     # SUBSCRIBE sent, waiting for _SUBACK
-_UP = const(4)         # subscribed: lines go out
+_WIFI = const(0)      # waiting for the Wi-Fi join (or for the back-off to end)
+_TCP = const(1)       # TCP connect under way
+_CONNACK = const(2)   # CONNECT sent, waiting for CONNACK
+_SUBACK = const(3)    # SUBSCRIBE sent, waiting for SUBACK
+_UP = const(4)        # subscribed: lines go out
 
 _EAGAIN = (11, 115, 114)   # EAGAIN, EINPROGRESS, EALREADY (MicroPython's and Linux's numbers)
 _FAIL = const(0x18)        # POLLERR | POLLHUP
@@ -169,7 +169,7 @@ class Client(MQTTClient):
 
     def hello(self):
         """The CONNECT packet (clean session, user and password, keepalive), as umqtt's
-        connect() forms it, without its socket and without waiting for _CONNACK."""
+        connect() forms it, without its socket and without waiting for CONNACK."""
         head = bytearray(b"\x10\0\0\0\0\0")   # its last 0: the protocol name's length's
         var = bytearray(b"\x04MQTT\x04\xc2\0\0")   # high byte, as umqtt writes it
         var[7] = self.keepalive >> 8
@@ -202,7 +202,7 @@ class Client(MQTTClient):
         w.write(msg)
 
     def subscribe(self, topic, qos=0):
-        """Send SUBSCRIBE and return its packet id; the link checks the _SUBACK when it comes."""
+        """Send SUBSCRIBE and return its packet id; the link checks the SUBACK when it comes."""
         pid = self._next_pid()
         w = self.sock
         w.write(bytes((0x82, 2 + 2 + len(topic) + 1, pid >> 8, pid & 0xFF)))
@@ -226,7 +226,7 @@ class Wifi:
     """The Pico W's station join through network.WLAN. The radio is brought up here, when the
     link is made: box.runtime.start makes it at power-up before the game is shown and any key
     is read, because the radio's start holds the box (the CYW43's firmware loaded over SPI:
-    0.8 s on the emulated Pico W, where it fails; a real Pico W's time is not measured here).
+    0.6-1.1 s on the emulated Pico W, where it fails; a real Pico W's time is not measured here).
     A radio that did not start stays down until the next power-up: every join then fails at
     once (the driver's EPERM), and the journal waits for a link. A join is started and its
     status polled each step (rp2's WLAN.connect returns once the radio has the request: a few
@@ -286,7 +286,7 @@ class Link:
     `clock` the ticks_ms the network's timers run on, `wifi` has up(now) (the Wi-Fi class
     above, or a board's stand-in), `tell(text)` (optional) hears what the link learns:
     `c` connected, `a HALL GAME SEQ` an acknowledgement (GAME `-` for none), `r CODE` the
-    broker refused the box (_CONNACK's code), `s` the broker refused the subscription,
+    broker refused the box (CONNACK's code), `s` the broker refused the subscription,
     `x WHY` the connection dropped."""
 
     def __init__(self, settings, cursor, clock, wifi, tell=None):
@@ -310,7 +310,7 @@ class Link:
         self.retry_at = clock()
         self.backoff = _BACKOFF_MS
         self.sub_pid = 0
-        self.refused = None  # _CONNACK's code of the last refusal
+        self.refused = None  # CONNACK's code of the last refusal
         self.dropped = 0     # connections closed (lost, timed out, refused)
         self.bad = 0         # messages from the broker that were refused
         self.sent = 0        # lines published

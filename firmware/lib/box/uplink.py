@@ -24,13 +24,13 @@ except ImportError:
         return x
 
 WINDOW = const(32)        # lines out at once, not yet acknowledged
-_STALL_MS = const(1500)    # no acknowledgement for this long while lines are out: send again
-_REST_MS = const(50)       # nothing new: the journal is looked at again after this long, or
+_STALL_MS = const(1500)   # no acknowledgement for this long while lines are out: send again
+_REST_MS = const(50)      # nothing new: the journal is looked at again after this long, or
                           # at once after an acknowledgement (without a journal's count)
-_LOOK_MS = const(2000)     # with a journal's count: looked at after a write, and this often
+_LOOK_MS = const(2000)    # with a journal's count: looked at after a write, and this often
                           # all the same (whatever the count missed costs 2 s at most)
 _HEADER_LINES = const(6)
-_BLOCK = const(512)        # journal bytes read at once (about ten lines): the longest line
+_BLOCK = const(512)       # journal bytes read at once (about ten lines): the longest line
                           # (200 bytes with its newline, docs/notation.md) fits twice
 
 
