@@ -92,16 +92,15 @@ class Table:
                 notation.untag(line, seq)
             except notation.NotationError as exc:
                 raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
-        retaken = False
-        if seq <= have:   # another text under that number, or fewer lines: the box rewrote
-            aside = self._set_aside(game, unsynced)   # its record
+        retaken = seq <= have   # another text under that number, or fewer lines: the box
+        if retaken:             # rewrote its record
+            aside = self._set_aside(game, unsynced)
             if seq != 1:
                 raise Refused("line %d of game %s differs from the line stored: the box's "
                               "record was rewritten; the hall's copy is kept as %s and the "
                               "game taken again from the box's line 1"
                               % (seq, game, os.path.basename(aside)))
             have = 0
-            retaken = True
         if seq != have + 1:
             raise Refused("line %d of game %s comes after a gap (the hall has %d)"
                           % (seq, game, have))
@@ -202,11 +201,11 @@ class Tables:
         return result
 
     def store_all(self, lines):
-        """Store lines [(box, game, seq, line, prev, over)] in turn, then fsync each file written
-        (and the folder of a new one) once: a group commit, one fsync a file for many lines,
-        the fsyncs of many files at once (SYNC_THREADS).
-        Returns each line's result: STORED, DUPLICATE, RETAKEN, or the Refused or OSError it met. An
-        fsync that fails raises OSError (the caller acknowledges none of these lines)."""
+        """Store lines [(box, game, seq, line, prev, over)] in turn, then fsync each file
+        written (and the folder of a new one) once: a group commit, one fsync a file for many
+        lines, the fsyncs of many files at once (SYNC_THREADS).
+        Returns each line's result: STORED, DUPLICATE, RETAKEN, or the Refused or OSError it
+        met. An fsync that fails raises OSError (the caller acknowledges none of these lines)."""
         results, unsynced = [], {}
         with self.lock:
             for box, game, seq, line, prev, over in lines:
