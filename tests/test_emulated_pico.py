@@ -419,6 +419,26 @@ def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
         assert set(pico.probes) == set(pico.addresses)
 
 
+def test_matchbox_uf2_dragged_onto_a_pico_that_has_played_boots_the_box_and_nothing_else(tmp_path):
+    """One file for many boxes: `matchbox uf2 --micropython` on the given UF2, dragged onto a
+    Pico in BOOTSEL mode (its blocks written as the boot ROM writes them) over a littlefs that
+    held a game and a file of its maker's: the Pico boots as the box, and its filesystem is the
+    box's files and nothing else, as the command says."""
+    out = tmp_path / "box.uf2"
+    made = matchbox("uf2", "--micropython", ep.given_uf2(), "-o", out)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "REPLACES every file on the Pico, games included" in made.stdout
+    before = {"games/current.txt": b"players 2\n", "notes.txt": b"mine\n"}
+    with ep.EmulatedPico(files=before) as pico:
+        pico.drag(str(out))
+        assert pico.boot() == "running"
+        assert pico.displays()[0].strip()          # lit: the setup menu of a fresh box
+        files = pico.read_files()
+    box = ep.firmware_files()
+    assert {path: files[path] for path in box} == box
+    assert not set(before) & set(files)
+
+
 def sim_both(*args):
     """`matchbox sim --headless ARGS` on the unix port and with --pico: the two JSON objects."""
     unix = matchbox("sim", "--headless", *args)
