@@ -143,8 +143,7 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
             with open(stage_dir + HALL_SETTINGS, "wb") as f:
                 f.write(settings)
             local[HALL_SETTINGS] = hashlib.sha256(settings).hexdigest()
-        if own_map is not None:
-            os.remove(stage_dir + BOARD_PINMAP)
+        if own_map is not None:   # the staged copy (never a link) is replaced
             with open(stage_dir + BOARD_PINMAP, "wb") as f:
                 f.write(own_map)
             local[BOARD_PINMAP] = hashlib.sha256(own_map).hexdigest()
