@@ -29,6 +29,7 @@ if REASON:
 
 import engine_helpers as eh  # noqa: E402
 from box.screens import errors  # noqa: E402
+from box.journal import Journal  # noqa: E402
 from tycoon import notation, state  # noqa: E402
 from tycoon.game import Game  # noqa: E402
 
@@ -656,3 +657,41 @@ def test_damage_of_other_kinds_on_the_pico(case):
         else:
             game, error = notation.load(kept["games/current.txt"].decode().splitlines())
             assert error is None and len(game) == actions
+
+
+GAME_SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
+
+
+def game_files(tmp_path):
+    """The box's littlefs as `matchbox flash` fills it, with games/ as its journal writes
+    them: one archived game, the setup remembered, a game in progress."""
+    folder = tmp_path / "box"
+    folder.mkdir()
+    journal = Journal(str(folder / "games"))
+    _keys, first = game_keys(GAME_SETUP, 5)
+    journal.start(first)
+    journal.archive(first)
+    _keys, second = game_keys(GAME_SETUP, 6, actions=12)
+    journal.start(second)
+    journal.save_setup(*GAME_SETUP)
+    files = ep.firmware_files()
+    for dirpath, _dirs, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, folder).replace(os.sep, "/")] = f.read()
+    return files, second
+
+
+def test_files_named_like_built_ins_on_the_flash_do_not_stand_in_for_them(tmp_path):
+    """box.powerup files the built-ins the box imports under their plain names from their
+    u-names: MicroPython looks along sys.path, the littlefs first, for `json.py` before it takes
+    the built-in. Such files on the littlefs are not imported: the box resumes its game."""
+    files, game = game_files(tmp_path)
+    for name in ("json", "struct", "binascii", "array", "time", "machine", "os", "select"):
+        files[name + ".py"] = b"raise ImportError('the stray %s.py')\n" % name.encode()
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(300)
+        assert pico.displays()[0].strip() and b"stray" not in pico.serial
+        assert journal_state(pico)[1] == notation.write(game)
