@@ -9,9 +9,11 @@ onto a Pico in BOOTSEL mode it replaces the whole filesystem, games included.
 
 The littlefs image is made by littlefs-python with the geometry MicroPython's rp2 port mounts
 (4096-byte blocks, `progsize=256`, read and lookahead 32). The UF2 blocks and the binary info
-are read here: UF2 is 512-byte blocks with a 32-byte header (github.com/microsoft/uf2), and
-binary info a table of pointers found in the first 256 bytes after the boot stage 2
-(pico-sdk's pico/binary_info/defs.h, structure.h); no PyPI package reads either from a UF2.
+are read here, in a few dozen lines: UF2 is 512-byte blocks with a 32-byte header
+(github.com/microsoft/uf2), and binary info a table of pointers found in the first 256 bytes
+after the boot stage 2 (pico-sdk's pico/binary_info/defs.h, structure.h). picotool reads it
+but is a C program, not a library; the UF2 converters on PyPI place one binary at one address
+and read no binary info.
 """
 import os
 import shutil
