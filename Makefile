@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-hall package-json clean pico-js power-cuts-pico uf2 romfs-cuts-pico base-firmware dist
+.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-hall package-json clean pico-js power-cuts-pico dist
 
 all: test
 
@@ -46,15 +46,8 @@ pico-js:
 
 test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
-	$(BIN)/python -m host_tools.device.image
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest -n auto
-
-# The firmware images a maker drags onto a Pico: dist/matchbox-pico.uf2 (the Pico) and
-# dist/matchbox-picow.uf2 (the Pico W), each the committed base firmware (firmware/board/)
-# with the box's code compiled into its ROMFS partition. No C toolchain needed.
-uf2: $(STAMP)
-	$(BIN)/python -m host_tools.device.image
 
 typecheck: $(STAMP)
 	$(BIN)/pyright -p pyrightconfig.json
@@ -83,7 +76,7 @@ soak-records: $(STAMP)
 	$(BIN)/python tests/record_fuzz.py $(SOAK)
 
 # The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
-# firmware, the pin map, the page's WebAssembly build and dist/matchbox-pico*.uf2 if they are there.
+# firmware, the pin map and the page's WebAssembly build.
 dist: $(STAMP) $(WEB_STAMP)
 	$(BIN)/python -m build --no-isolation
 
@@ -100,17 +93,11 @@ soak-hall: $(STAMP)
 package-json: $(STAMP)
 	$(BIN)/python -m host_tools.device.build --package-json
 
-# The base firmware (MicroPython + a ROMFS partition + the frozen main.py), rebuilt from the
-# sources pinned in firmware/board/sources.json; needs arm-none-eabi-gcc, cmake and git
-# (firmware/board/README.md). Only after a MicroPython upgrade or a change of main.py.
-# Both boards' bases by default; BASE_BOARD=pico or BASE_BOARD=picow builds one.
-BASE_BOARD ?=
-base-firmware: $(STAMP)
-	$(BIN)/python firmware/board/build_base.py $(if $(BASE_BOARD),--board $(BASE_BOARD))
-
 # Soak: 1000 power cuts between flash operations on the emulated Pico, as two runs of 500 with
-# seeds of their own side by side (one a core: about half an hour here); each prints how many
-# struck and how many the box survived, and the target fails if either run does.
+# seeds of their own side by side (one a core: about half an hour); each prints how many
+# struck and how many the box survived, and the target fails if either run does. Needs the
+# MicroPython UF2 and the boot ROM given (MATCHBOX_PICO_UF2, MATCHBOX_PICO_BOOTROM:
+# docs/emulated-pico.md); without them the runs skip and say so.
 CUT_RUN = $(BIN)/pytest tests/test_emulated_pico.py -k power_cuts -p no:cacheprovider -q
 power-cuts-pico: $(STAMP) pico-js
 	MATCHBOX_PICO_CUTS=500 MATCHBOX_PICO_CUT_SEED=7 $(CUT_RUN) & first=$$!; \
@@ -118,12 +105,6 @@ power-cuts-pico: $(STAMP) pico-js
 	wait $$first; first=$$?; \
 	echo "power-cuts-pico: seed 7 run exit $$first, seed 8 run exit $$second"; \
 	test $$first = 0 && test $$second = 0
-
-# Soak: a ROMFS deploy (`matchbox flash` onto a box with an older image) cut by the power before
-# each of its flash erases and programs in turn; every cut must leave a box that says what to do,
-# and flashing again must bring back its game. Prints nothing but pytest's summary.
-romfs-cuts-pico: $(STAMP) pico-js
-	MATCHBOX_ROMFS_CUTS=all $(BIN)/pytest tests/test_emulated_image.py -k deploy_cut -p no:cacheprovider -q
 
 clean:
 	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules

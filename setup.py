@@ -4,9 +4,9 @@ The repository keeps firmware/, hardware/ and host_tools/ at the top; the packag
 copies of the data the commands read, under host_tools/data/ (host_tools/resources.py knows
 the names): the firmware tree with its pin map, hardware/'s pin map and wiring diagram, the
 pinned MicroPython WebAssembly build of the web page (from host_tools/webpage/node_modules,
-which `npm ci` fills from the lockfile when it is missing and npm is here), and the firmware
-images dist/matchbox-pico.uf2 and dist/matchbox-picow.uf2 when `make uf2` has made them. The version is firmware's
-box/version.py: the package and the firmware report the same one.
+which `npm ci` fills from the lockfile when it is missing and npm is here). No firmware image:
+the maker downloads MicroPython (README). The version is firmware's box/version.py: the
+package and the firmware report the same one.
 """
 import os
 import re
@@ -23,7 +23,6 @@ WASM = os.path.join(WEBPAGE, "node_modules", "@micropython", "micropython-webass
 # licence: MIT; the licence text is in THIRD-PARTY.md).
 WASM_FILES = ("micropython.mjs", "micropython.wasm", "package.json")
 HARDWARE_FILES = ("pinmap.json", "wiring.svg")
-IMAGES = (os.path.join("dist", "matchbox-pico.uf2"), os.path.join("dist", "matchbox-picow.uf2"))
 
 
 def version():
@@ -46,11 +45,7 @@ def wasm_folder():
 
 
 def _ignore(folder, names):
-    # firmware/board/ (the base firmware's sources and build) is for `make uf2` in a checkout:
-    # the package ships the image it makes
-    skip = ["board"] if os.path.basename(folder) == "firmware" else []
-    return [n for n in names if n == "__pycache__" or n.startswith(".") or n.endswith(".pyc")
-            or n in skip]
+    return [n for n in names if n == "__pycache__" or n.startswith(".") or n.endswith(".pyc")]
 
 
 class BuildPy(build_py):
@@ -73,9 +68,6 @@ class BuildPy(build_py):
         wasm = wasm_folder()
         for name in WASM_FILES:
             shutil.copyfile(os.path.join(wasm, name), os.path.join(data, "wasm", name))
-        for image in IMAGES:
-            if os.path.isfile(os.path.join(HERE, image)):
-                shutil.copyfile(os.path.join(HERE, image), os.path.join(data, os.path.basename(image)))
 
 
 setup(version=version(), cmdclass={"build_py": BuildPy})

@@ -103,7 +103,7 @@ def measure(frames, names, driver=None):
                             src], check=True)
             with open(out, "rb") as f:
                 files["lib/box/ht16k33.mpy"] = f.read()
-    with bep.ep.EmulatedPico(files=files, uf2=bep.ep.stock_uf2()) as pico:   # a probe main.py
+    with bep.ep.EmulatedPico(files=files) as pico:   # a probe main.py
         pico.boot(wait_lit=False)
         bep.wait_line(pico, "MEASURED", 600000)
         lines = [line.split() for line in pico.console]
@@ -161,7 +161,7 @@ def main(argv=()):
         except OSError as e:
             print("bench_display_flush: --compare %s: %s" % (path, e.strerror))
             return 2
-    reason = bep.ep.missing(bep.ep.stock_uf2())
+    reason = bep.ep.missing()
     if reason:
         print("emulated Pico: skipped: " + reason)
         return 0

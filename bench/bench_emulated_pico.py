@@ -1,12 +1,11 @@
-"""Figures of the firmware on an emulated RP2040 (rp2040js): the box's own image (`make uf2`,
-the box's code in ROMFS) and stock MicroPython (RPI_PICO v1.28.0, the code as .mpy on
-littlefs), side by side in one run.
+"""Figures of the firmware on an emulated RP2040 (rp2040js): official MicroPython (the RPI_PICO
+UF2 given, v1.28.0 or later) with the box on its littlefs as `matchbox uf2` puts it there.
 
 Emulated time is the emulator's clock: an estimate of a Pico, not a measurement of one
 (rp2040js counts about one cycle per instruction at 125 MHz, models no flash-cache stalls, and
 its flash erases and programs take no time at all). No Pico was used.
 
-Prints, for each firmware, with PASS/MISSED per goal (judged on the image given with --uf2):
+Prints, with PASS/MISSED per goal:
   - free heap after boot (gc.mem_free()) and the resident firmware heap (gc.mem_alloc() after
     gc.collect() with the app booted, less what was allocated before the firmware's imports),
     fresh and resuming a 500-action game: goal <= 32 KB;
@@ -22,21 +21,19 @@ Prints, for each firmware, with PASS/MISSED per goal (judged on the image given 
   - flash erases and bytes programmed per accepted action and per UNDO;
   - the hall's uplink cursor (box.uplink, which a Pico W runs) over the 5001-line journal:
     each line it gives, finding its place 4000 lines on, a call once caught up, its heap;
-  - with --hall (or only that, --hall-only), on a Pico W image: the human-paced game and the
+  - with --hall (or only that, --hall-only), on RPI_PICO_W: the human-paced game and the
     fresh resident heap with `hall.json` on the flash, the hall's MQTT link running, beside
     the same without it (hall_*). The emulator has no CYW43 radio: every Wi-Fi join the link
     starts fails ("[CYW43] Failed to start CYW43"), so this is the link with Wi-Fi down; no
     radio, join, broker or socket is measured.
 
-Run: .venv/bin/python bench/bench_emulated_pico.py [--uf2 PATH] [--board pico|picow] [--json]
+Run: .venv/bin/python bench/bench_emulated_pico.py [--uf2 PATH] [--bootrom PATH] [--json]
 [--strict] [--usb-link] [--hall | --hall-only]
-(PATH: default the image `make uf2` makes for --board, built now from the code as it stands;
-the board, which sets where the littlefs is (emulated_pico.FS_LAYOUTS), is read from the image
-when not given; stock MicroPython (a Pico's) from MATCHBOX_PICO_UF2 or .cache/pico/, left out
-when absent; about 15 minutes here, the two firmwares measured side by side on two cores;
---hall-only about 10). --json prints one JSON object: the figures of --uf2 at the top level
-with stable keys, "stock" with the same keys, "goals" and "missed". --strict exits 1 when a
-goal is missed. Skips with one line when the emulator cannot run.
+(the UF2 and the RP2040 boot ROM: --uf2 and --bootrom, else MATCHBOX_PICO_UF2 and
+MATCHBOX_PICO_BOOTROM; neither is in the repository or CI, and without them the bench prints
+one line saying what to give and exits 0; where the littlefs is, and the board, come from the
+UF2's binary info; about 10 minutes). --json prints one JSON object: the figures with stable
+keys, "goals" and "missed". --strict exits 1 when a goal is missed.
 """
 import argparse
 import concurrent.futures
@@ -209,14 +206,14 @@ class Firmware:
         self.name = name
         self.uf2 = uf2
         self.files = files
-        self.board_name = board   # its flash layout: emulated_pico.FS_LAYOUTS
+        self.board_name = board   # what the UF2's binary info names (pico, pico_w)
 
     def board(self, extra=None, maintenance=False):
         files = dict(self.files)
         files.update(extra or {})
         if maintenance:
             files["maintenance"] = b"bench\n"
-        return ep.EmulatedPico(uf2=self.uf2, files=files, board=self.board_name)
+        return ep.EmulatedPico(uf2=self.uf2, files=files)
 
 
 # --- records and journals ---------------------------------------------------------------------
@@ -673,8 +670,8 @@ def pico_human(fw, steps, usb_link=False, extra=None):
 
 
 def pico_files(main=None, extra=None):
-    """Stock MicroPython's littlefs as `matchbox flash` fills it, with another main.py (a probe
-    of a bench run there: on the box's own image main.py is frozen)."""
+    """The littlefs as `matchbox flash` fills it, with another main.py (a probe of a bench run
+    there)."""
     files = ep.firmware_files()
     if main is not None:
         files["main.py"] = main
@@ -1013,7 +1010,10 @@ def _hall_verdict(f, key, missed):
 
 def main(argv=()):
     parser = argparse.ArgumentParser(prog="bench_emulated_pico.py", description=__doc__.split("\n")[0])
-    parser.add_argument("--uf2", help="the image to judge (default: the box's own, built now)")
+    parser.add_argument("--uf2", help="the MicroPython UF2 for RPI_PICO (default: "
+                                      "$MATCHBOX_PICO_UF2)")
+    parser.add_argument("--bootrom", help="the RP2040 boot ROM, 16 KB (default: "
+                                          "$MATCHBOX_PICO_BOOTROM)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--usb-link", action="store_true",
@@ -1021,9 +1021,6 @@ def main(argv=()):
                              "link to the hall running (a stand-in for `matchbox uplink` and the "
                              "hall): every line acknowledged at once (usb_link_key_to_display_*), "
                              "and none (usb_link_stalled_key_to_display_*)")
-    parser.add_argument("--board", choices=sorted(ep.FS_LAYOUTS),
-                        help="the board the image is for, its flash layout (default: the one "
-                             "whose ROMFS the image carries; pico for stock MicroPython)")
     parser.add_argument("--hall", action="store_true",
                         help="also play the human-paced game and take the resident heap on the "
                              "image with hall.json on its flash, the hall's MQTT link running "
@@ -1031,15 +1028,17 @@ def main(argv=()):
                              "join)")
     parser.add_argument("--hall-only", action="store_true",
                         help="only that side by side: the game and the fresh heap on the image "
-                             "without and with hall.json (no stock run, no other figure)")
+                             "without and with hall.json (no other figure)")
     args = parser.parse_args(list(argv))
-    reason = ep.missing(args.uf2)
+    reason = ep.missing(args.uf2, args.bootrom)
     if reason:
         print("emulated Pico: skipped: " + reason)
         return 0
-    board = args.board or (ep.image_board(args.uf2) if args.uf2 else "pico") or "pico"
-    uf2 = os.path.abspath(args.uf2) if args.uf2 else ep.own_image(board)
-    files = {} if ep.carries_box(uf2, board) else ep.firmware_files()
+    if args.bootrom:   # the measuring processes start their boards with it
+        os.environ["MATCHBOX_PICO_BOOTROM"] = os.path.abspath(args.bootrom)
+    uf2 = os.path.abspath(args.uf2 or ep.given_uf2())
+    board = ep.uf2_board(uf2)
+    files = ep.firmware_files()
     steps, _game = human_game()
     started = time.monotonic()
     if args.hall_only:
@@ -1050,8 +1049,6 @@ def main(argv=()):
                 f.update(part)
         return main_hall(f, uf2, args, started)
     runs = [("image", uf2, files, board)]
-    if ep.missing(ep.stock_uf2()) is None and os.path.abspath(ep.stock_uf2()) != uf2:
-        runs.append(("stock", ep.stock_uf2(), ep.firmware_files(), "pico"))
     tasks = [(n, u, f, steps, args.usb_link and n == "image", b) for n, u, f, b in runs]
     if args.hall:
         tasks.append(("hall", "image", uf2, files, steps, board, True))
@@ -1069,8 +1066,6 @@ def main(argv=()):
     if args.json:
         out = dict(main_f)
         out["uf2"] = os.path.relpath(uf2, ROOT) if uf2.startswith(ROOT) else uf2
-        if "stock" in figures:
-            out["stock"] = figures["stock"]
         out["goals"] = dict(GOALS, **(HALL_GOALS if args.hall else {}))
         out["missed"] = goals_missed(main_f)
         if args.hall:
@@ -1081,8 +1076,8 @@ def main(argv=()):
         print(json.dumps(out, indent=1, sort_keys=True))
         missed = out["missed"]
     else:
-        print("The firmware on an emulated RP2040 (rp2040js): %s side by side. Emulated time is an "
-              "estimate of a Pico, not a measurement: no Pico was used." % " and ".join(figures))
+        print("The firmware on an emulated RP2040 (rp2040js). Emulated time is an estimate of a "
+              "Pico, not a measurement: no Pico was used.")
         print("image: %s (board %s)" % (uf2, board))
         missed = report(figures, "image", labels)
         if args.hall:

@@ -100,7 +100,7 @@ def run_side(argv, env, repeat):
 
 def mpy_size(board):
     """Total .mpy bytes of the engine as the Pico gets it, in the folder `board` staged as
-    `matchbox flash` and the firmware image build stage it (host_tools.device.build.stage:
+    `matchbox flash` and `matchbox uf2` stage it (host_tools.device.build.stage:
     armv6m, each module named by its path on the board, which the .mpy keeps)."""
     total = 0
     sizes = {}

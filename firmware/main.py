@@ -1,14 +1,14 @@
 """Matchbox's entry point on the Pico: starts the box (box.powerup.run).
 
-Frozen into Matchbox's base firmware (firmware/board/), so it must rarely change: the box's
-own start-up lives in box.powerup. On a stock MicroPython it is copied to the littlefs.
-When the box's code cannot be imported (no ROMFS image, a damaged one, nothing in /lib), it
+On the Pico's littlefs beside lib/ (`matchbox flash` or `matchbox uf2` puts it there), on the
+official MicroPython the maker downloads; the box's own start-up lives in box.powerup.
+When the box's code cannot be imported (nothing in /lib, a damaged or half-copied module), it
 says so in one line on the USB REPL, shows `COdE` `Err` on the displays when a pin map is
 readable (docs/display.md), and returns to the REPL with no watchdog armed.
 """
 try:
     from box import powerup
-except Exception as exc:  # ImportError, or the errors of a damaged or half-written image
+except Exception as exc:  # ImportError, or the errors of a damaged or half-written module
     powerup = None
     _why = exc
 
@@ -22,15 +22,10 @@ _BLANK = bytes(17)
 def _show_code():
     import json
     import machine
-    m = None
-    for path in ("pinmap.json", "/rom/pinmap.json"):
-        try:
-            with open(path) as f:
-                m = json.load(f)
-            break
-        except (OSError, ValueError):
-            pass
-    if m is None:
+    try:
+        with open("pinmap.json") as f:
+            m = json.load(f)
+    except (OSError, ValueError):
         return
     bus = m["i2c"]
     i2c = machine.I2C(bus["id"], sda=machine.Pin(bus["sda"]), scl=machine.Pin(bus["scl"]),
@@ -49,8 +44,8 @@ if powerup is not None:
 else:
     # One short line: until a terminal opens the USB serial, the Pico keeps only the last
     # 256 bytes printed, and the REPL's banner (107 bytes) comes after this line.
-    print("Matchbox: box code missing or damaged (%s). Run `matchbox flash`, or drag the "
-          "Matchbox UF2 onto the Pico in BOOTSEL mode." % str(_why)[:28])
+    print("Matchbox: box code missing or damaged (%s). Run `matchbox flash` on a computer "
+          "with this Pico plugged in." % str(_why)[:28])
     try:
         _show_code()
     except Exception:  # a map or a bus that does not work: the message above still stands

@@ -43,7 +43,7 @@ COMMANDS = (
      "quick reference: the values each face can become and their cost"),
     ("sim", "host_tools.commands.sim", "run the box in the simulator (terminal, or --headless)"),
     ("uf2", "host_tools.commands.uf2",
-     "write the firmware image to drag onto a Pico in BOOTSEL mode"),
+     "add the box to a downloaded MicroPython UF2: one file to drag onto many Picos"),
     ("flash", "host_tools.commands.flash", "update the firmware on a Pico over USB serial"),
     ("pull", "host_tools.commands.pull", "download the current and archived games from the box"),
     ("report", "host_tools.commands.report", "turn a game record into a plot and an HTML page"),

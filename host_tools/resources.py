@@ -11,7 +11,6 @@ the repository's own folders, so both read the same files:
 | HARDWARE | host_tools/data/hardware | hardware/ |
 | PINMAP, load_pinmap() | host_tools/data/hardware/pinmap.json | hardware/pinmap.json |
 | WASM | host_tools/data/wasm | host_tools/webpage/node_modules/@micropython/... |
-| firmware_image(board) | host_tools/data/matchbox-pico.uf2, matchbox-picow.uf2 | dist/ (the same names) |
 | VIRTUAL_MPY, WEBPAGE, RP2040JS | host_tools/virtual/mpy, webpage, virtual/rp2040js (both) |
 
 No command writes into any of these: an installed package may be read-only.
@@ -35,9 +34,6 @@ CHECKOUT = None if INSTALLED else os.path.dirname(_PACKAGE)
 DATA_FIRMWARE = "firmware"
 DATA_HARDWARE = "hardware"
 DATA_WASM = "wasm"
-# The firmware images `make uf2` writes, one a board: the Pico and the Pico W.
-IMAGE_NAMES = {"pico": "matchbox-pico.uf2", "picow": "matchbox-picow.uf2"}
-IMAGE_NAME = IMAGE_NAMES["pico"]
 # The npm package of the MicroPython WebAssembly build, in the checkout's node_modules.
 WASM_PACKAGE = ("@micropython", "micropython-webassembly-pyscript")
 WASM_FILES = ("micropython.mjs", "micropython.wasm")
@@ -53,8 +49,7 @@ HARDWARE = _pick(DATA_HARDWARE, "hardware")   # the pin map, wiring.svg
 PINMAP_NAME = "pinmap.json"
 PINMAP = os.path.join(HARDWARE, PINMAP_NAME)   # firmware/pinmap.json is this file
 PINMAP_SOURCE = "hardware/" + PINMAP_NAME      # how messages name it
-BOARD_PINMAP = "/" + PINMAP_NAME               # on a board: a maker's own, on the littlefs
-ROM_PINMAP = "/rom/" + PINMAP_NAME             # on a board: the image's default
+BOARD_PINMAP = "/" + PINMAP_NAME               # on a board: on the littlefs, the box's own
 FIRMWARE_LIB = os.path.join(FIRMWARE, "lib")
 VERSION_FILE = os.path.join(FIRMWARE_LIB, "box", "version.py")
 WASM = _pick(DATA_WASM, "host_tools", "webpage", "node_modules", *WASM_PACKAGE)
@@ -81,23 +76,6 @@ def firmware_module(name):
 def package_file(*parts):
     """A file of the host_tools package itself (a module another runtime loads by path)."""
     return os.path.join(_PACKAGE, *parts)
-
-
-def firmware_image(board="pico"):
-    """Path of the board's firmware image (`make uf2`; "pico" or "picow") shipped with the
-    package, or None."""
-    name = IMAGE_NAMES[board]
-    path = _pick(name, "dist", name)
-    return path if os.path.isfile(path) else None
-
-
-def pico_cache():
-    """Folder for the files the emulated Pico needs that the package does not ship (the
-    stock MicroPython UF2, the boot ROM): .cache/pico in a checkout, else the user's cache."""
-    if CHECKOUT:
-        return os.path.join(CHECKOUT, ".cache", "pico")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "matchbox", "pico")
 
 
 def read_version(path=VERSION_FILE):

@@ -56,10 +56,6 @@ def _tree(tmp_path):
     _write(str(root / "lib" / "box" / "hello.py"), "X = 42\n")
     _write(str(root / "lib" / "tycoon" / "rules.py"), "def cost(n):\n    return n * 2\n")
     _write(str(root / "lib" / "box" / "__pycache__" / "hello.cpython-311.pyc"), "junk")
-    # firmware/board/ builds the base firmware on the host: never staged, never compiled
-    _write(str(root / "board" / "build_base.py"), "import subprocess\n")
-    _write(str(root / "board" / "MATCHBOX_PICO" / "manifest.py"), 'include("x")\n')
-    _write(str(root / "board" / "base.json"), "{}\n")
     _write(str(tmp_path / "hardware" / "pinmap.json"), '{"sda": 4}\n')
     os.symlink(os.path.join("..", "hardware", "pinmap.json"), str(root / "pinmap.json"))
     return root
@@ -82,7 +78,6 @@ def test_stage_maps_paths(tmp_path):
     assert header["version"] == build.mpy_version()[0]
     assert header["arch"] is None  # plain bytecode: loads whatever the CPU
     assert not (out / "lib/box/__pycache__").exists()
-    assert not (out / "board").exists()
 
 
 def test_stage_source_keeps_py(tmp_path):

@@ -22,6 +22,7 @@ import time
 import pytest
 
 from host_tools.errors import INTERRUPTED, TERMINATED
+from uf2_helpers import blocks, micropython_uf2
 
 GAME = "players 3\nhands 4 4 4\nplay 5\npass\nplay 7\n"
 HUGE = 1 << 30          # a sparse file: no disk space, but 1 GB to anyone who reads it
@@ -97,9 +98,16 @@ CASES = [
     (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("replay", "--runtime", "micropython", "dir"), 2, ["dir", "it is a directory"]),
     # uf2
-    (("uf2", "-o", "dir"), 2, ["dir", "it is a directory"]),
-    (("uf2", "-o", "game.txt"), 2, ["game.txt", "it exists (--force replaces it)"]),
-    (("uf2", "-o", "/proc/box.uf2"), 2, ["/proc", "takes no new files"]),
+    (("uf2",), 2, ["--micropython", "micropython.org/download/RPI_PICO/"]),
+    (("uf2", "--micropython", "none.uf2"), 2, ["none.uf2", "no such file"]),
+    (("uf2", "--micropython", "game.txt"), 2, ["game.txt", "not a UF2 file"]),
+    (("uf2", "--micropython", "huge.txt"), 2, ["huge.txt", "too large"]),
+    (("uf2", "--micropython", "dir"), 2, ["dir", "is a directory"]),
+    (("uf2", "--micropython", "game.txt", "-o", "dir"), 2, ["dir", "it is a directory"]),
+    (("uf2", "--micropython", "game.txt", "-o", "notes.txt"), 2,
+     ["notes.txt", "it exists (--force replaces it)"]),
+    (("uf2", "--micropython", "game.txt", "-o", "/proc/box.uf2"), 2,
+     ["/proc", "takes no new files"]),
     # ref
     (("ref", "Z"), 2, ["'Z'", "not a card"]),
     (("ref", "99"), 2, ["'99'", "not a card"]),
@@ -170,6 +178,15 @@ CASES = [
     (("pull", "--timeout", "soon"), 2, ["--timeout", "not a number of seconds"]),
     (("pull", "--timeout", "-1"), 2, ["--timeout", "out of range"]),
     (("flash", "--dry-run", "--firmware", "dir"), 2, ["dir", "not a firmware folder"]),
+    (("flash", "--pinmap", "notes.txt", "--port", NO_PORT), 2, ["notes.txt", "is not JSON"]),
+    (("flash", "--pinmap", "game.txt", "--port", NO_PORT), 2, ["game.txt", "is not JSON"]),
+    (("flash", "--pinmap", "missing.json", "--port", NO_PORT), 2, ["missing.json", "no such file"]),
+    (("flash", "--pinmap", "huge.txt", "--port", NO_PORT), 2, ["huge.txt", "too large"]),
+    (("doctor", "--boot-rom", "game.txt", "--port", NO_PORT), 2,
+     ["game.txt exists", "a new file name"]),
+    (("doctor", "--boot-rom", "rom.bin", "--port", NO_PORT), 2, ["no board at " + NO_PORT]),
+    (("doctor", "--boot-rom", "/proc/rom.bin", "--port", NO_PORT), 2, ["/proc", "takes no new files"]),
+    (("sim", "--bootrom", "game.txt", "--headless"), 2, ["--bootrom", "goes with --pico"]),
     (("doctor", "--key-timeout", "-1"), 2, ["--key-timeout", "out of range"]),
     (("doctor", "--light-seconds", "1e9"), 2, ["--light-seconds", "out of range"]),
     # wiring, web
@@ -433,7 +450,8 @@ def pico_ready():
 ], ids=["report drawing", "watch stdin", "sim --pico starting", "sim --pico running"])
 def test_ctrl_c_at_other_stages(home, argv, after):
     if "--pico" in argv and not pico_ready():
-        pytest.skip("needs the emulated Pico (Node.js, rp2040js, the UF2 and the boot ROM)")
+        from host_tools.virtual import emulated_pico
+        pytest.skip("emulated Pico: %s" % emulated_pico.missing())
     folder, env = home
     before = snapshot(folder)
     status, err = stopped(argv, folder, env, signal.SIGINT, after=after)
@@ -449,13 +467,7 @@ def test_ctrl_c_at_other_stages(home, argv, after):
 # --- a wrong or swapped UF2 or boot ROM for --pico ---------------------------------------------
 
 def uf2_blocks(count=1, family=0xE48BFF56, address=0x10000000):
-    import struct
-    out = b""
-    for n in range(count):
-        head = struct.pack("<8I", 0x0A324655, 0x9E5D5157, 0x2000, address + 256 * n, 256, n,
-                           count, family)
-        out += head + bytes(476) + struct.pack("<I", 0x0AB16F30)
-    return out
+    return blocks([(address + 256 * n, bytes(256)) for n in range(count)], family)
 
 
 def bootrom():
@@ -465,7 +477,8 @@ def bootrom():
 
 
 def pico_cases(folder):
-    (folder / "pico.uf2").write_bytes(uf2_blocks(4))
+    (folder / "pico.uf2").write_bytes(micropython_uf2())
+    (folder / "app.uf2").write_bytes(uf2_blocks(4))
     (folder / "rp2350.uf2").write_bytes(uf2_blocks(4, family=0xE48BFF59))
     (folder / "outside.uf2").write_bytes(uf2_blocks(address=0x20000000))
     (folder / "bootrom.bin").write_bytes(bootrom())
@@ -474,6 +487,7 @@ def pico_cases(folder):
         ("notes.txt", "bootrom.bin", ["the UF2 ", "notes.txt", "not a UF2 file"]),
         ("rp2350.uf2", "bootrom.bin", ["the UF2 ", "rp2350.uf2", "not for the RP2040", "0xe48bff59"]),
         ("outside.uf2", "bootrom.bin", ["the UF2 ", "outside.uf2", "outside the Pico's flash"]),
+        ("app.uf2", "bootrom.bin", ["the UF2 ", "app.uf2", "not MicroPython"]),
         ("pico.uf2", "pico.uf2", ["the boot ROM ", "pico.uf2", "not the RP2040 boot ROM", "is it the UF2?"]),
         ("pico.uf2", "notes.txt", ["the boot ROM ", "notes.txt", "not the RP2040 boot ROM"]),
         ("pico.uf2", "huge.txt", ["the boot ROM ", "huge.txt", "more than 16384"]),

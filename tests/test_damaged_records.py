@@ -415,7 +415,7 @@ def test_port_auto_for_flash_doctor_and_watch(capsys, tmp_path, monkeypatch):
             out, err = capsys.readouterr()
             assert status == 2 and out == ""
             assert err == "matchbox doctor: %s runs MicroPython but has no Matchbox firmware " \
-                          "(no box/version.mpy in /rom/lib or /lib): give --port with the box's, " \
+                          "(no /lib/box/version.mpy): give --port with the box's, " \
                           "or `matchbox flash` it first\n" % pico.port
     # watch goes by the USB ids alone (opening the REPL would stop the box) and says which
     opened = []

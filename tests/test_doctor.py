@@ -6,9 +6,11 @@ put a stand-in `machine` module on the virtual board's flash (FAKE_MACHINE below
 that answer and log their writes, and pins that read the key a scripted person holds).
 """
 import contextlib
+import hashlib
 import io
 import json
 import os
+import random
 import re
 import shutil
 
@@ -17,6 +19,7 @@ import serial
 
 from host_tools import cli, resources
 from host_tools.commands import doctor, flash
+from host_tools.device.serial_board import connect
 from host_tools.resources import FIRMWARE
 from host_tools.virtual.pty_board import PtyBoard
 
@@ -140,6 +143,26 @@ def _word(out, n):
     return re.match(r"\d\. .{11} (\S+)", _step(out, n)).group(1)
 
 
+def _micropython(pico):
+    """The MicroPython version the virtual Pico runs, as doctor shows it (1.29.0)."""
+    with connect(pico.port) as board:
+        return ".".join(str(v) for v in board.info()["version"][:3])
+
+
+def test_a_micropython_the_box_does_not_support_is_named_with_what_to_download(capsys, tmp_path):
+    with PtyBoard(str(tmp_path / "flash")) as new:
+        _flash(new)
+    with PtyBoard(str(tmp_path / "flash"), version="1.27.0") as old:
+        status, out = _matchbox(capsys, "doctor", "--port", old.port, "--yes", "--skip-keys")
+    assert status == 1, out
+    assert _step(out, 2) == (
+        "2. firmware    PROBLEM  the board runs MicroPython 1.27.0, and the box needs v1.28.0 or "
+        "later: download it for your board from https://micropython.org/download/RPI_PICO/ "
+        "(Pico) or https://micropython.org/download/RPI_PICO_W/ (Pico W); then run "
+        "`matchbox flash`"), out
+    assert all(_word(out, n) == "SKIPPED" for n in range(3, 7)), out
+
+
 class Person:
     """doctor's output stream and the person at the box: holds the key doctor asks for
     (or what `wrong` says instead: a key name, "" for nothing) by writing /held.txt."""
@@ -228,7 +251,8 @@ def test_flashed_virtual_board_is_ok(capsys, pico, tmp_path):
     assert status == 0, out
     version = doctor.local_version()
     assert re.match(r"1\. connection +OK +MicroPython .* at %s$" % re.escape(pico.port), _step(out, 1)), out
-    assert re.match(r"2\. firmware +OK +version %s, the same as this checkout" % re.escape(version), _step(out, 2)), out
+    assert re.match(r"2\. firmware +OK +MicroPython 1\.\d+\.\d+ \(supported\), firmware %s, the same "
+                    r"as this checkout$" % re.escape(version), _step(out, 2)), out
     assert re.match(r"3\. self-test +OK +4 passed, 0 failed$", _step(out, 3)), out
     for name in ("engine", "display", "journal", "pinmap"):
         assert re.search(r"^ +ok +%s: " % name, out, re.M), out
@@ -314,9 +338,12 @@ def test_other_firmware_version_and_pin_map(capsys, pico, tmp_path):
     _flash(pico, str(fw))
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
     assert status == 1, out
-    want = ("PROBLEM  the board runs firmware 0.0.1, this checkout has %s; the board's pinmap.json "
-            "differs from hardware/pinmap.json: run `matchbox flash`" % doctor.local_version())
+    want = ("PROBLEM  MicroPython %s (supported); the board runs firmware 0.0.1, this checkout has "
+            "%s: run `matchbox flash`" % (_micropython(pico), doctor.local_version()))
     assert want in _step(out, 2), out
+    # the board's own pin map is the one the box runs with: the checks follow it
+    assert ("\n      the board keeps its own pinmap.json, not hardware/pinmap.json: the checks "
+            "below use the board's\n3. self-test") in out, out
     assert _word(out, 3) == "OK"  # the rest is still checked
 
 
@@ -327,7 +354,9 @@ def test_failing_selftest_shows_its_fail_line(capsys, pico, tmp_path):
     (tmp_path / "flash" / "pinmap.json").write_text(json.dumps(m))
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
     assert status == 1
-    assert "PROBLEM  the board's pinmap.json differs" in _step(out, 2), out
+    assert _word(out, 2) == "OK", out
+    assert ("the board keeps its own pinmap.json, not hardware/pinmap.json: it has mistakes (see "
+            "the self-test), so the checks below use hardware/pinmap.json") in out, out
     assert re.match(r"3\. self-test +PROBLEM +3 passed, 1 failed", _step(out, 3)), out
     assert re.search(r"^ +FAIL pinmap: GP%d used by both ROW1 and COL1$" % m["keypad"]["cols"][0], out, re.M), out
 
@@ -457,3 +486,52 @@ def test_full_flash(capsys, tmp_path):
     assert status == 1
     assert "PROBLEM  the board's flash is full" in out, out
     assert not (flash_dir / "maintenance").exists()
+
+
+# --- --boot-rom: the Pico's boot ROM for the emulated Pico ------------------------------------
+
+def _rom(tmp_path, magic=b"Mu\x01"):
+    data = bytearray(random.Random(7).randrange(256) for _ in range(doctor.BOOT_ROM_SIZE))
+    data[0x10:0x13] = magic
+    path = tmp_path / "memory.bin"
+    path.write_bytes(bytes(data))
+    return str(path), bytes(data)
+
+
+def test_boot_rom_reads_16_kb_from_address_0_into_the_file(capsys, tmp_path):
+    memory, data = _rom(tmp_path)
+    out_file = tmp_path / "out" / "rp2040-bootrom.bin"
+    with PtyBoard(str(tmp_path / "flash"), bootrom=memory) as board:
+        status, out = _matchbox(capsys, "doctor", "--port", board.port, "--boot-rom",
+                                str(out_file))
+    assert status == 0, out
+    assert out_file.read_bytes() == data
+    assert out == ("wrote %s: the RP2040 boot ROM of the Pico at %s (16384 bytes, sha256 %s)\n"
+                   % (out_file, board.port, hashlib.sha256(data).hexdigest()))
+    assert os.listdir(str(tmp_path / "flash")) == []      # nothing left on the board
+
+
+@pytest.mark.parametrize("case, words", [
+    ("refuse", "the board could not read its memory at 0x0000: OSError: [Errno 1] EPERM"),
+    ("not a rom", "what the board has at address 0 is not an RP2040 boot ROM (no 'Mu' magic "
+                  "at 0x10): is it a Pico?"),
+    ("exists", "exists: give a new file name"),
+    ("no board", "no board at /nonexistent/ttyACM9"),
+])
+def test_boot_rom_that_cannot_be_read_is_one_line_and_no_file(capsys, tmp_path, case, words):
+    memory = "refuse" if case == "refuse" else _rom(tmp_path, magic=b"XX\x00")[0] \
+        if case == "not a rom" else _rom(tmp_path)[0]
+    out_file = tmp_path / "rom.bin"
+    if case == "exists":
+        out_file.write_bytes(b"keep me")
+    with PtyBoard(str(tmp_path / "flash"), bootrom=memory) as board:
+        port = "/nonexistent/ttyACM9" if case == "no board" else board.port
+        status = cli.main(["doctor", "--port", port, "--boot-rom", str(out_file)])
+        out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("matchbox doctor: ") and words in err, err
+    assert sorted(os.listdir(str(tmp_path))) == sorted(
+        ["flash", "memory.bin"] * (case != "refuse") + ["rom.bin"] * (case == "exists")
+        + ["flash"] * (case == "refuse"))
+    if case == "exists":
+        assert out_file.read_bytes() == b"keep me"

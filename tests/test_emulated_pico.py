@@ -1,13 +1,15 @@
-"""The box's own firmware image (`make uf2`: MicroPython v1.28.0 with the box's code in ROMFS) on
-an emulated RP2040 (rp2040js), against the same firmware on the unix port's virtual box; and a
-smaller set on stock MicroPython (RPI_PICO v1.28.0) with the code on littlefs.
+"""The box on official MicroPython (the RPI_PICO UF2 given by MATCHBOX_PICO_UF2) on an emulated
+RP2040 (rp2040js, on the boot ROM given by MATCHBOX_PICO_BOOTROM), against the same firmware on
+the unix port's virtual box. The box is on the littlefs as a maker puts it there: `matchbox uf2`'s
+image of the tree `matchbox flash` copies, or `matchbox flash` itself over the emulated USB.
 
 One emulated board and one virtual box are booted once and driven with the same keys, game
 after game; after every key their display RAM must be the same bytes, and after every game
 their journals (read out of the emulated littlefs) the same text. Then a game whose journal
-`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C, a new
-image dragged onto a box mid-game, `matchbox flash` onto both kinds of board, and a ROMFS
-deploy cut by the power. Figures are emulated time (an estimate of a Pico, not a measurement).
+`matchbox replay` reads, power cuts between flash operations, the watchdog and Ctrl-C, and
+`matchbox flash` onto a Pico with only MicroPython on it. Figures are emulated time (an
+estimate of a Pico, not a measurement). Without the UF2 and the boot ROM every test here skips
+with one line saying what to give (docs/emulated-pico.md).
 """
 import contextlib
 import json
@@ -24,11 +26,10 @@ from host_tools.virtual import emulated_pico as ep
 REASON = ep.missing()
 if REASON:
     pytest.skip("emulated Pico: " + REASON, allow_module_level=True)
-STOCK = ep.missing(ep.stock_uf2())
-needs_stock = pytest.mark.skipif(STOCK is not None, reason="stock MicroPython: %s" % STOCK)
 
 import engine_helpers as eh  # noqa: E402
 from box.screens import errors  # noqa: E402
+from box.journal import Journal  # noqa: E402
 from tycoon import notation, state  # noqa: E402
 from tycoon.game import Game  # noqa: E402
 
@@ -289,7 +290,8 @@ except OSError:
 def test_watchdog_resets_a_hung_loop_and_the_game_resumes():
     setup = (3, 1, "none", 5, 6, [4, 3, 4])
     _keys, game = game_keys(setup, 2, actions=6)
-    files = {"boot.py": HANG_ONCE, "hang-once": b""}   # the image: nothing else on littlefs
+    files = ep.firmware_files()   # the box on littlefs, and a boot.py that hangs once
+    files.update({"boot.py": HANG_ONCE, "hang-once": b""})
     files["games/current.txt"] = notation.write(game).encode()
     with ep.EmulatedPico(files=files) as pico:
         assert pico.boot() == "running"
@@ -373,15 +375,14 @@ def matchbox(*argv, timeout=300):
                           capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
-@needs_stock
 def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
-    """The stock path onto a Pico with only MicroPython on it: `matchbox flash` over mpremote
+    """The maker's path onto a Pico with only MicroPython on it: `matchbox flash` over mpremote
     through a pseudo-terminal bridged to the USB CDC, the hard reset after it runs the flashed
     main.py, a game keyed on GPIO, `matchbox pull`, `replay` and `report` on what came back,
     then `matchbox doctor` (without the key walk, which needs a person)."""
     setup = (2, 1, "none", 5, 6, [3, 3])
     keys, game = game_keys(setup, 3, actions=30)
-    with ep.EmulatedPico(files={}, uf2=ep.stock_uf2()) as pico:
+    with ep.EmulatedPico(files={}) as pico:
         pico.boot(wait_lit=False)
         pico.advance(500)
         with ep.PicoPty(pico) as bridge:
@@ -404,6 +405,12 @@ def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
             report = matchbox("report", record, "-o", tmp_path / "report.svg")
             assert report.returncode == 0, report.stderr
             assert (tmp_path / "report.svg").stat().st_size > 1000
+            # an update onto the box that has played: nothing copied, the game kept as it was
+            again = matchbox("flash", "--port", bridge.port)
+            assert again.returncode == 0 and "(0 copied, 0 removed" in again.stdout, again.stdout
+            repulled = matchbox("pull", tmp_path / "again", "--port", bridge.port)
+            assert repulled.returncode == 0, repulled.stdout + repulled.stderr
+            assert (tmp_path / "again" / "current.txt").read_bytes() == record.read_bytes()
             doctor = matchbox("doctor", "--port", bridge.port, "--yes", "--light-seconds", "0.5")
             assert doctor.returncode == 0, doctor.stdout + doctor.stderr
             for word in ("self-test   OK", "all 4 displays answer: 0x70 0x71 0x72 0x73",
@@ -411,6 +418,26 @@ def test_flash_reset_play_pull_replay_report_doctor_over_usb(tmp_path):
                 assert word in doctor.stdout, doctor.stdout
         # doctor's i2c.scan(), bit-banged on SDA/SCL, was answered on the pins
         assert set(pico.probes) == set(pico.addresses)
+
+
+def test_matchbox_uf2_dragged_onto_a_pico_that_has_played_boots_the_box_and_nothing_else(tmp_path):
+    """One file for many boxes: `matchbox uf2 --micropython` on the given UF2, dragged onto a
+    Pico in BOOTSEL mode (its blocks written as the boot ROM writes them) over a littlefs that
+    held a game and a file of its maker's: the Pico boots as the box, and its filesystem is the
+    box's files and nothing else, as the command says."""
+    out = tmp_path / "box.uf2"
+    made = matchbox("uf2", "--micropython", ep.given_uf2(), "-o", out)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "REPLACES every file on the Pico, games included" in made.stdout
+    before = {"games/current.txt": b"players 2\n", "notes.txt": b"mine\n"}
+    with ep.EmulatedPico(files=before) as pico:
+        pico.drag(str(out))
+        assert pico.boot() == "running"
+        assert pico.displays()[0].strip()          # lit: the setup menu of a fresh box
+        files = pico.read_files()
+    box = ep.firmware_files()
+    assert {path: files[path] for path in box} == box
+    assert not set(before) & set(files)
 
 
 def sim_both(*args):
@@ -571,9 +598,11 @@ def test_doctor_key_walk_on_the_emulated_pico():
 
 @contextlib.contextmanager
 def booted_on(record):
-    """An emulated Pico (the box's own image) with `record` as games/current.txt, booted until
+    """An emulated Pico (the box on its littlefs) with `record` as games/current.txt, booted until
     its displays light."""
-    with ep.EmulatedPico(files={"games/current.txt": record}) as pico:
+    files = ep.firmware_files()
+    files["games/current.txt"] = record
+    with ep.EmulatedPico(files=files) as pico:
         assert pico.boot() == "running"
         assert pico.run_until(lambda: pico.displays()[0].strip(), 8000)
         pico.advance(100)   # the first frame goes out display by display: all of it
@@ -628,3 +657,41 @@ def test_damage_of_other_kinds_on_the_pico(case):
         else:
             game, error = notation.load(kept["games/current.txt"].decode().splitlines())
             assert error is None and len(game) == actions
+
+
+GAME_SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
+
+
+def game_files(tmp_path):
+    """The box's littlefs as `matchbox flash` fills it, with games/ as its journal writes
+    them: one archived game, the setup remembered, a game in progress."""
+    folder = tmp_path / "box"
+    folder.mkdir()
+    journal = Journal(str(folder / "games"))
+    _keys, first = game_keys(GAME_SETUP, 5)
+    journal.start(first)
+    journal.archive(first)
+    _keys, second = game_keys(GAME_SETUP, 6, actions=12)
+    journal.start(second)
+    journal.save_setup(*GAME_SETUP)
+    files = ep.firmware_files()
+    for dirpath, _dirs, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, folder).replace(os.sep, "/")] = f.read()
+    return files, second
+
+
+def test_files_named_like_built_ins_on_the_flash_do_not_stand_in_for_them(tmp_path):
+    """box.powerup files the built-ins the box imports under their plain names from their
+    u-names: MicroPython looks along sys.path, the littlefs first, for `json.py` before it takes
+    the built-in. Such files on the littlefs are not imported: the box resumes its game."""
+    files, game = game_files(tmp_path)
+    for name in ("json", "struct", "binascii", "array", "time", "machine", "os", "select"):
+        files[name + ".py"] = b"raise ImportError('the stray %s.py')\n" % name.encode()
+    with ep.EmulatedPico(files=files) as pico:
+        assert pico.boot() == "running"
+        pico.advance(300)
+        assert pico.displays()[0].strip() and b"stray" not in pico.serial
+        assert journal_state(pico)[1] == notation.write(game)

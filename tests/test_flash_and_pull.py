@@ -167,6 +167,73 @@ def test_stale_firmware_removed_games_and_other_files_kept(capsys, pico, fw, tmp
     assert text.strip() == "42", text
 
 
+def test_every_update_keeps_games_setup_pin_map_and_the_makers_files(capsys, pico, fw, tmp_path):
+    """An update of the box (a new module, a new main.py) on a box that has played: the games,
+    the setup, the board's own pin map and every file of the maker's stay byte for byte; only
+    the box's changed files are copied."""
+    flash_dir = tmp_path / "flash"
+    assert _flash(capsys, pico, fw)[0] == 0
+    theirs = {
+        "games/current.txt": b"players 3\nhands 4 4 4\nplay 5\n",
+        "games/setup.txt": b"players 3\n",
+        "games/archive/game-001.txt": b"a finished game\n",
+        "pinmap.json": b'{"sda": 6, "scl": 7}\n',       # edited on the board by its maker
+        "boot.py": b"print('the maker boots first')\n",
+        "lib/sensor/__init__.py": b"# the maker's own library\n",
+        "notes.txt": b"\x00\xffbinary notes\n",
+    }
+    for name, data in theirs.items():
+        (flash_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (flash_dir / name).write_bytes(data)
+    before = {name: (flash_dir / name).stat().st_mtime_ns for name in theirs}
+    _write(fw / "lib/box/hello.py", "X = 44\n")
+    _write(fw / "main.py", "import box.hello\nprint('box 2', box.hello.X)\n")
+    time.sleep(0.01)
+    status, out, err = _flash(capsys, pico, fw)
+    assert status == 0, out + err
+    assert "pin map: the board's own pinmap.json kept (--pinmap FILE replaces it)" in out
+    assert not [ln for ln in out.splitlines() if ln.startswith("remove")], out
+    assert sorted(ln.split()[1] for ln in out.splitlines() if ln.startswith("[")) == [
+        "lib/box/hello.mpy", "main.py"]
+    for name, data in theirs.items():
+        assert (flash_dir / name).read_bytes() == data, name
+        assert (flash_dir / name).stat().st_mtime_ns == before[name], name   # not even rewritten
+    code, text = _mpremote(pico, "exec", "import box.hello; print(box.hello.X)")
+    assert text.strip() == "44", text
+
+
+def test_pinmap_replaces_the_boards_own_and_a_bad_one_changes_nothing(capsys, pico, fw, tmp_path):
+    from host_tools.resources import PINMAP
+    flash_dir = tmp_path / "flash"
+    assert _flash(capsys, pico, fw)[0] == 0
+    (flash_dir / "pinmap.json").write_bytes(b'{"sda": 6}\n')
+    status, out, err = _flash(capsys, pico, fw, "--pinmap", PINMAP)
+    assert status == 0, out + err
+    with open(PINMAP, "rb") as f:
+        assert (flash_dir / "pinmap.json").read_bytes() == f.read()
+    before = _snapshot(flash_dir)
+    (tmp_path / "bad.json").write_text('{"i2c": {"sda": 4}}')
+    (tmp_path / "text.json").write_text("not json")
+    for path, words in ((tmp_path / "bad.json", "is not a pin map like hardware/pinmap.json"),
+                        (tmp_path / "text.json", "is not JSON"),
+                        (tmp_path / "none.json", "no such file")):
+        status, out, err = _flash(capsys, pico, fw, "--pinmap", str(path))
+        assert status == 2 and out == "" and err.count("\n") == 1, err
+        assert err.startswith("matchbox flash: ") and words in err, err
+    assert _snapshot(flash_dir) == before
+
+
+def test_refuses_a_micropython_older_than_the_box_supports(capsys, fw, tmp_path):
+    with PtyBoard(str(tmp_path / "flash"), version="1.27.0") as old:
+        status, out, err = _flash(capsys, old, fw)
+    assert status == 2
+    assert err == ("matchbox flash: refusing to flash: the board runs MicroPython 1.27.0, and the "
+                   "box needs v1.28.0 or later: download it for your board from "
+                   "https://micropython.org/download/RPI_PICO/ (Pico) or "
+                   "https://micropython.org/download/RPI_PICO_W/ (Pico W)\n")
+    assert sorted(os.listdir(str(tmp_path / "flash"))) == []
+
+
 def test_source_flash_deploys_py(capsys, pico, fw, tmp_path):
     assert _flash(capsys, pico, fw)[0] == 0
     status, out, err = _flash(capsys, pico, fw, "--source")

@@ -1,89 +1,79 @@
-"""The firmware images a maker gets (`make uf2`): for the Pico and for the Pico W, the board's
-base UF2 with the box's ROMFS image in its partition, as one UF2 file; and the UF2 reader
-that refuses what is not one."""
+"""`matchbox uf2 --micropython`: a maker's MicroPython UF2 with the box on its filesystem.
+
+The UF2 files are made here (tests/uf2_helpers.py: blocks and binary info shaped like
+MicroPython's); the littlefs image in the result is read back with littlefs-python and the box
+on it boots on the unix port's virtual box as it would from a Pico's flash.
+"""
 import hashlib
 import os
-import shutil
 import struct
 import subprocess
 import sys
 
 import pytest
 
-from host_tools.resources import CHECKOUT as ROOT, FIRMWARE
-from host_tools.device import build, image
+from host_tools.resources import CHECKOUT as ROOT, PINMAP
+from host_tools.device import image
+from host_tools.virtual.box import VBox, setup_keys
+from uf2_helpers import LAYOUTS, blocks, micropython_uf2
 
 
-@pytest.fixture(scope="module", params=image.BOARDS)
-def made(request):
-    board = request.param
-    data, facts = image.make_uf2(board=board)
-    return data, facts, image.base_info(image.base_files(board)[1]), board
+def matchbox(*argv, cwd):
+    return subprocess.run([sys.executable, "-m", "host_tools.cli"] + [str(a) for a in argv],
+                          capture_output=True, text=True, cwd=cwd, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
 
 
-def test_the_image_is_the_base_plus_the_romfs_image_at_the_partition(made):
-    data, facts, info, board = made
-    blocks = image.read_uf2(data)
-    with open(image.base_files(board)[0], "rb") as f:
-        base = image.read_uf2(f.read())
-    at, size = info["romfs_address"], info["romfs_size"]
-    inside = [(a, p) for a, p in blocks if at <= a < at + size]
-    outside = [(a, p) for a, p in blocks if not at <= a < at + size]
-    assert sorted(outside) == sorted(base)   # the base, byte for byte
-    romfs = b"".join(p for _a, p in sorted(inside))[:facts["romfs_bytes"]]
-    assert [a for a, _p in sorted(inside)] == list(range(at, at + len(inside) * 256, 256))
-    assert romfs.startswith(image.ROMFS_HEADER)
-    assert image.romfs_size(romfs[:16]) == len(romfs) == facts["romfs_bytes"]
-    assert hashlib.sha256(romfs).hexdigest() == facts["romfs_sha256"]
-    assert image.romfs_in_uf2(data, info) == romfs
-    # every block numbered in order, each saying how many there are
-    for n in range(0, len(data), 512):
-        number, count = struct.unpack_from("<2I", data, n + 20)
-        assert (number, count) == (n // 512, len(data) // 512)
+@pytest.fixture(scope="module")
+def box_files():
+    return image.box_files()
 
 
-def test_the_romfs_image_holds_every_box_module_as_mpy_and_the_pin_map_not_main(made, tmp_path):
-    _data, facts, _info, _board = made
-    names = [name for name, _sha in facts["files"]]
-    staged = build.stage(str(tmp_path))
-    want = sorted(name for name, _sha in staged if name not in ("main.py", "boot.py"))
-    assert sorted(names) == want
-    assert "pinmap.json" in names and "main.py" not in names
-    # the modules as .mpy; beside a vendored library, its licence travels with it
-    assert all(n.endswith(".mpy") or n.endswith("/LICENSE") for n in names if n.startswith("lib/"))
-    assert "lib/umqtt/LICENSE" in names and "lib/umqtt/simple.mpy" in names
-    romfs = image.romfs_in_uf2(made[0], made[2])
-    for name in names:   # each file's bytes stand in the image verbatim (executed in place)
-        with open(tmp_path / name, "rb") as f:
-            assert f.read() in romfs, name
+@pytest.mark.parametrize("board", ["pico", "picow"])
+def test_the_filesystem_is_where_the_firmwares_binary_info_puts_it(board):
+    fw_blocks, facts = image.micropython_uf2(micropython_uf2(board))
+    assert (facts["fs_address"], facts["fs_size"]) == LAYOUTS[board]
+    assert facts["version"] == "v1.28.0"
+    assert facts["board"] == {"pico": "pico", "picow": "pico_w"}[board]
+    assert len(fw_blocks) == 64 * 4
 
 
-def test_make_uf2_writes_the_same_bytes_on_every_run(tmp_path, made):
-    out = tmp_path / "dist" / "box.uf2"
-    proc = subprocess.run([sys.executable, "-m", "host_tools.device.image", "-o", str(out),
-                           "--board", made[3]], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
-    assert "sha256" in proc.stdout
-    assert out.read_bytes() == made[0]
+@pytest.mark.parametrize("board", ["pico", "picow"])
+def test_the_box_goes_on_littlefs_over_the_whole_filesystem_and_the_firmware_stays(board,
+                                                                                  box_files):
+    original = micropython_uf2(board)
+    made, facts = image.with_box(original, files=box_files)
+    assert facts["files"] == len(box_files)
+    pages = dict(image.read_uf2(made))
+    for addr, payload in image.read_uf2(original):
+        assert pages.pop(addr) == payload            # the firmware byte for byte
+    address, size = LAYOUTS[board]
+    assert sorted(pages) == list(range(address, address + size, 256))   # every page of it
+    fs = b"".join(pages[a] for a in sorted(pages))
+    assert image.read_littlefs(fs) == box_files
+    assert "main.py" in box_files and "lib/box/powerup.mpy" in box_files
+    with open(PINMAP, "rb") as f:
+        assert box_files["pinmap.json"] == f.read()
 
 
-def test_a_base_that_is_not_the_one_described_is_refused(tmp_path):
-    bad = tmp_path / "base.uf2"
-    data = bytearray(open(image.BASE_UF2, "rb").read())
-    data[600] ^= 1
-    bad.write_bytes(bytes(data))
-    with pytest.raises(image.ImageError, match="base.json says"):
-        image.make_uf2(base_uf2=str(bad))
-
-
-def test_a_romfs_image_larger_than_the_partition_is_refused(tmp_path):
-    root = tmp_path / "firmware"
-    shutil.copytree(FIRMWARE, root, ignore=shutil.ignore_patterns("board", "__pycache__"))
-    os.remove(root / "pinmap.json")
-    shutil.copyfile(os.path.join(FIRMWARE, "pinmap.json"), root / "pinmap.json")
-    (root / "big.bin").write_bytes(os.urandom(image.base_info()["romfs_size"]))
-    with pytest.raises(image.ImageError, match="the partition holds"):
-        image.make_uf2(root=str(root))
+def test_the_box_on_that_littlefs_boots_as_the_firmware_folder_does(tmp_path, box_files):
+    made, facts = image.with_box(micropython_uf2(), files=box_files)
+    pages = dict(image.read_uf2(made))
+    start = facts["fs_address"]
+    fs = b"".join(pages[a] for a in range(start, start + facts["fs_size"], 256))
+    flash = tmp_path / "flash"
+    for path, data in image.read_littlefs(fs).items():
+        (flash / path).parent.mkdir(parents=True, exist_ok=True)
+        (flash / path).write_bytes(data)
+    with VBox(flash=str(flash), code=str(flash)) as box, VBox() as twin:
+        for one in (box, twin):
+            assert one.boot() == "running"
+            one.keys(setup_keys(3) + ["5", "PLAY", "PASS"])
+            one.advance(1000)
+        assert box.mode == "running" and box.displays() == twin.displays()
+        assert box.journal_text() == twin.journal_text() != ""
+    # the box keeps its games on that littlefs, beside the code it runs from
+    assert (flash / "games" / "current.txt").is_file() and (flash / "lib" / "box").is_dir()
 
 
 def _block(addr=0x10000000, number=0, count=1, family=image.RP2040_FAMILY, size=256,
@@ -100,63 +90,72 @@ def _block(addr=0x10000000, number=0, count=1, family=image.RP2040_FAMILY, size=
     (_block(size=476), "payload of 476 bytes"),
     (_block(count=2), "cut short"),
     (_block() + _block(number=0), "numbered 0 of 1"),
+    (micropython_uf2(family=0xE48BFF59), "not for the RP2040 .*0xe48bff59"),
+    (blocks([(0x20000000, bytes(256))]), "outside the Pico's flash"),
+    (micropython_uf2(info=False), "not MicroPython: it carries no binary info"),
+    (micropython_uf2(program="blink"), "not MicroPython: its binary info names the program 'blink'"),
+    (micropython_uf2(program=None), "names the program nothing"),
+    (micropython_uf2(drives=[]), "cannot be located: its binary info declares 0 block devices"),
+    (micropython_uf2(drives=[("a", 0x100A0000, 4096 * 8), ("b", 0x100B0000, 4096 * 8)]),
+     "declares 2 block devices"),
+    (micropython_uf2(drives=[("MicroPython", 0x100A0100, 1408 * 1024)]), "not whole 4 KB blocks"),
+    (micropython_uf2(drives=[("MicroPython", 0x101A0000, 1408 * 1024)]),
+     "not whole 4 KB blocks in the Pico's flash"),
+    (micropython_uf2(extra_blocks=[(0x100A0000, bytes(256))]), "writes into its own filesystem"),
 ])
-def test_what_is_not_an_rp2040_uf2_is_refused_with_the_reason(data, reason):
+def test_what_is_not_micropython_for_the_rp2040_is_refused_with_the_reason(data, reason):
     with pytest.raises(image.ImageError, match=reason):
-        image.read_uf2(data, "x.uf2")
+        image.with_box(data, "x.uf2", files={"main.py": b""})
 
 
-def test_the_pico_and_pico_w_images_carry_the_same_box_code_each_in_its_own_partition():
-    pico, pico_facts = image.make_uf2(board="pico")
-    picow, picow_facts = image.make_uf2(board="picow")
-    info = {b: image.base_info(image.base_files(b)[1]) for b in image.BOARDS}
-    assert info["pico"]["romfs_address"] == 0x10080000
-    assert info["picow"]["romfs_address"] == 0x1010C000   # below the Pico W's littlefs
-    romfs = image.romfs_in_uf2(pico, info["pico"])
-    assert romfs and image.romfs_in_uf2(picow, info["picow"]) == romfs
-    assert picow_facts["romfs_sha256"] == pico_facts["romfs_sha256"]
-    # read with the other board's layout, neither image has a ROMFS image there
-    assert image.romfs_in_uf2(picow, info["pico"]) is None
-    assert image.romfs_in_uf2(pico, info["picow"]) is None
-    # the Pico W's code is bigger (the CYW43 firmware) and still ends below its partition
-    with open(image.base_files("picow")[0], "rb") as f:
-        base_top = max(a + len(p) for a, p in image.read_uf2(f.read()))
-    assert 0x10080000 < base_top <= info["picow"]["romfs_address"]
+def test_a_box_too_large_for_the_filesystem_is_refused():
+    small = micropython_uf2(drives=[("MicroPython", 0x101F0000, 4096 * 4)])
+    with pytest.raises(image.ImageError, match="do not fit a filesystem of 16 KB"):
+        image.with_box(small, files={"big.bin": bytes(64 * 1024)})
 
 
-def test_make_uf2_writes_every_boards_image_and_o_takes_one(tmp_path):
-    proc = subprocess.run([sys.executable, "-c",
-                           "import sys; from host_tools.device import image; "
-                           "image.DIST = sys.argv[1]; sys.exit(image.main([]))", str(tmp_path)],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
-    assert sorted(os.listdir(tmp_path)) == ["matchbox-pico.uf2", "matchbox-picow.uf2"]
-    assert "for picow" in proc.stdout and "for pico " in proc.stdout
-    for board in image.BOARDS:
-        assert (tmp_path / ("matchbox-%s.uf2" % board)).read_bytes() == image.make_uf2(board=board)[0]
-    both = subprocess.run([sys.executable, "-m", "host_tools.device.image", "-o",
-                           str(tmp_path / "x.uf2"), "--board", "pico", "--board", "picow"],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert both.returncode == 2 and "one --board" in both.stderr
+def test_matchbox_uf2_writes_the_file_and_says_it_replaces_the_games(tmp_path, box_files):
+    (tmp_path / "RPI_PICO_W-v1.28.0.uf2").write_bytes(micropython_uf2("picow"))
+    done = matchbox("uf2", "--micropython", "RPI_PICO_W-v1.28.0.uf2", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    out = tmp_path / "matchbox-RPI_PICO_W-v1.28.0.uf2"
+    data = out.read_bytes()
+    lines = done.stdout.splitlines()
+    assert lines[0] == "wrote %s: %d bytes, sha256 %s" % (out.name, len(data),
+                                                          hashlib.sha256(data).hexdigest())
+    assert lines[1] == ("MicroPython v1.28.0 for pico_w with the box on its filesystem: %d files "
+                        "in littlefs at 0x1012c000 (848 KB)" % len(box_files))
+    assert "REPLACES every file on the Pico, games included" in lines[2]
+    assert "`matchbox flash`, which keeps them" in lines[2]
+    again = matchbox("uf2", "--micropython", "RPI_PICO_W-v1.28.0.uf2", cwd=tmp_path)
+    assert again.returncode == 2 and again.stdout == ""
+    assert again.stderr == ("matchbox uf2: cannot write %s: it exists (--force replaces it)\n"
+                            % out.name)
+    forced = matchbox("uf2", "--micropython", "RPI_PICO_W-v1.28.0.uf2", "-o", "box.uf2",
+                      cwd=tmp_path)
+    assert forced.returncode == 0 and (tmp_path / "box.uf2").read_bytes() == data
+    assert sorted(os.listdir(tmp_path)) == ["RPI_PICO_W-v1.28.0.uf2", "box.uf2", out.name]
 
 
-def test_matchbox_uf2_board_picow_writes_the_pico_w_image(tmp_path):
-    def uf2(*argv):
-        return subprocess.run([sys.executable, "-m", "host_tools.cli", "uf2"] + list(argv),
-                              capture_output=True, text=True, cwd=tmp_path)
-    proc = uf2("--board", "picow")
-    assert proc.returncode == 0, proc.stderr
-    assert "wrote matchbox-picow.uf2" in proc.stdout and "Pico W in" in proc.stdout
-    assert (tmp_path / "matchbox-picow.uf2").read_bytes() == image.make_uf2(board="picow")[0]
-    proc = uf2("-o", "box.uf2")   # the Pico's by default
-    assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "box.uf2").read_bytes() == image.make_uf2(board="pico")[0]
-    proc = uf2("--board", "pico2")
-    assert proc.returncode == 2 and "invalid choice: 'pico2'" in proc.stderr
-
-
-def test_stock_micropython_carries_no_box_code(made):
-    blocks = image.read_uf2(made[0])
-    at = made[2]["romfs_address"]
-    stock_like = image.write_uf2([(a, p) for a, p in blocks if a < at])
-    assert image.romfs_in_uf2(stock_like, made[2]) is None
+@pytest.mark.parametrize("argv, files, words", [
+    ((), {}, ["--micropython: give the MicroPython UF2 for your board (v1.28.0 or later)",
+              "https://micropython.org/download/RPI_PICO/ (Pico)",
+              "https://micropython.org/download/RPI_PICO_W/ (Pico W)"]),
+    (("--micropython", "none.uf2"), {}, ["cannot read none.uf2", "no such file"]),
+    (("--micropython", "notes.txt"), {"notes.txt": b"hello\n"}, ["notes.txt is not a UF2 file"]),
+    (("--micropython", "old.uf2"), {"old.uf2": micropython_uf2(version="v1.27.0")},
+     ["old.uf2 is MicroPython v1.27.0, and the box needs v1.28.0 or later: download it"]),
+    (("--micropython", "app.uf2"), {"app.uf2": micropython_uf2(program="blink")},
+     ["app.uf2 is not MicroPython"]),
+    (("--micropython", "nofs.uf2"), {"nofs.uf2": micropython_uf2(drives=[])},
+     ["nofs.uf2 is MicroPython whose filesystem cannot be located"]),
+])
+def test_matchbox_uf2_slips_are_one_line_and_exit_2(tmp_path, argv, files, words):
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    done = matchbox("uf2", *argv, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    line = done.stderr
+    assert line.count("\n") == 1 and line.startswith("matchbox uf2: "), line
+    assert all(w in line for w in words), (words, line)
+    assert sorted(os.listdir(tmp_path)) == sorted(files)   # nothing written

@@ -1,4 +1,4 @@
-"""firmware/main.py, the entry point frozen into the base firmware, under the MicroPython unix
+"""firmware/main.py, the entry point on the Pico's littlefs, under the MicroPython unix
 port with a stand-in `machine`: it starts box.powerup when the box's code is there, and when it
 cannot be imported it prints one line saying what to do and shows `COdE` `Err` on the displays.
 """
@@ -89,7 +89,7 @@ def test_without_the_box_it_says_what_to_do_and_shows_code_err(tmp_path):
     assert len(console) == 1, console
     line = console[0]
     assert line == ("Matchbox: box code missing or damaged (no module named 'box'). Run "
-                    "`matchbox flash`, or drag the Matchbox UF2 onto the Pico in BOOTSEL mode.")
+                    "`matchbox flash` on a computer with this Pico plugged in.")
     first, second, *others = addresses()
     assert sorted(chips) == sorted([first, second] + others)
     assert chips[first].text() == shown("COdE")

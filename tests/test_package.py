@@ -3,8 +3,9 @@ from a folder outside the checkout with the checkout nowhere on the path.
 
 `python -m build` makes the sdist and, from it, the wheel (so the sdist is proven complete
 too), in a copy of the checkout as a clone has it, plus what a build takes from outside git:
-the page's WebAssembly build (node_modules) and the firmware images dist/matchbox-pico.uf2 and
-dist/matchbox-picow.uf2 (made here as `make uf2` makes them, when they have not been). The wheel goes into a new venv with its dependencies, which come as wheels from a
+the page's WebAssembly build (node_modules). The wheel carries no firmware binary (no .uf2,
+.bin or .elf: the maker downloads MicroPython). The wheel goes into a new venv with its
+dependencies, which come as wheels from a
 wheelhouse in .cache/wheelhouse (filled by `pip download` on the first run, from pip's cache
 or the index). Each subcommand then runs its ordinary use once, and the installed package
 must be byte for byte what it was: nothing a command writes lands inside it.
@@ -17,7 +18,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import time
+import zipfile
 
 import pytest
 
@@ -52,27 +55,13 @@ def _install(pip, venv_python, wheel):
 
 
 def _source(base):
-    """A copy of the checkout to build from, with the WebAssembly build and the firmware images;
-    returns (folder, {board: the image's bytes})."""
+    """A copy of the checkout to build from, with the WebAssembly build; returns its folder."""
     src = os.path.join(base, "src")
     shutil.copytree(CHECKOUT, src, symlinks=True, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE))
     wasm = os.path.join(src, os.path.relpath(resources.WASM, CHECKOUT))
     if os.path.isdir(resources.WASM):  # else the build runs `npm ci` in the copy
         shutil.copytree(resources.WASM, wasm)
-    os.makedirs(os.path.join(src, "dist"))
-    images = {}
-    for board, name in resources.IMAGE_NAMES.items():
-        image = resources.firmware_image(board)
-        dest = os.path.join(src, "dist", name)
-        if image:
-            shutil.copyfile(image, dest)
-        else:
-            from host_tools.device.image import make_uf2
-            with open(dest, "wb") as f:
-                f.write(make_uf2(board=board)[0])
-        with open(dest, "rb") as f:
-            images[board] = f.read()
-    return src, images
+    return src
 
 
 def _tree(folder, sources_only=False):
@@ -95,14 +84,14 @@ class Installed:
 
     def __init__(self, base):
         started = time.monotonic()
-        src, self.images = _source(base)
-        self.image = self.images["pico"]
+        src = _source(base)
         dist = os.path.join(base, "dist")
         _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", dist, src])
         self.built_s = time.monotonic() - started
         wheels = [n for n in os.listdir(dist) if n.endswith(".whl")]
         assert len(wheels) == 1, wheels
         self.wheel = os.path.join(dist, wheels[0])
+        self.sdist = os.path.join(dist, [n for n in os.listdir(dist) if n.endswith(".tar.gz")][0])
         self.venv = os.path.join(base, "venv")
         _run([sys.executable, "-m", "venv", "--without-pip", self.venv])
         self.python = os.path.join(self.venv, "bin", "python")
@@ -154,23 +143,22 @@ def test_the_package_is_imported_from_the_venv_with_its_data(pkg, say_count):
               % (pkg.built_s, pkg.installed_s))
     code = ("import host_tools, tycoon, json; from host_tools import resources as r; "
             "print(json.dumps([host_tools.__file__, tycoon.__file__, r.INSTALLED, r.CHECKOUT, "
-            "r.FIRMWARE, r.firmware_image(), r.firmware_image('picow')]))")
+            "r.FIRMWARE]))")
     proc = subprocess.run([pkg.python, "-c", code], capture_output=True, text=True,
                           cwd=pkg.work, env=pkg.env())
     assert proc.returncode == 0, proc.stderr
-    host, tycoon, installed, checkout, firmware, image, image_w = json.loads(proc.stdout)
-    for path in (host, tycoon, firmware, image, image_w):
+    host, tycoon, installed, checkout, firmware = json.loads(proc.stdout)
+    for path in (host, tycoon, firmware):
         assert path.startswith(pkg.site + os.sep), path
     assert installed is True and checkout is None
-    with open(image, "rb") as f:
-        assert f.read() == pkg.image
-    with open(image_w, "rb") as f:
-        assert f.read() == pkg.images["picow"] != pkg.image
-    # the firmware the package carries is the checkout's, file for file, but for board/ (the
-    # base firmware's build: the package ships the image made from it)
-    ours = {k: v for k, v in _tree(resources.FIRMWARE, True).items()
-            if not k.startswith("board" + os.sep)}
-    assert _tree(firmware, True) == ours
+    # the firmware the package carries is the checkout's, file for file
+    assert _tree(firmware, True) == _tree(resources.FIRMWARE, True)
+    # and no firmware binary is in the wheel or the sdist
+    with zipfile.ZipFile(pkg.wheel) as wheel:
+        names = wheel.namelist()
+    with tarfile.open(pkg.sdist) as sdist:
+        names += sdist.getnames()
+    assert not [n for n in names if n.endswith((".uf2", ".bin", ".elf"))]
     dist_info = [n for n in os.listdir(pkg.site) if n.startswith("matchbox-") and n.endswith(".dist-info")]
     licenses = os.listdir(os.path.join(pkg.site, dist_info[0], "licenses"))
     assert sorted(licenses) == ["LICENSE", "THIRD-PARTY.md"]
@@ -229,17 +217,20 @@ def test_flash_dry_run(pkg):
     assert "would copy" in out and "main.py" in out and "lib/tycoon/game.mpy" in out
 
 
-def test_uf2_writes_the_image_the_package_ships(pkg):
-    out = pkg.matchbox("uf2", "-o", "box.uf2").stdout
-    with open(os.path.join(pkg.work, "box.uf2"), "rb") as f:
-        assert f.read() == pkg.image
-    assert "BOOTSEL" in out
-    again = pkg.matchbox("uf2", "-o", "box.uf2", status=2)
-    assert "box.uf2: it exists (--force replaces it)" in again.stderr
-    out = pkg.matchbox("uf2", "--board", "picow").stdout
-    with open(os.path.join(pkg.work, "matchbox-picow.uf2"), "rb") as f:
-        assert f.read() == pkg.images["picow"]
-    assert "wrote matchbox-picow.uf2" in out and "Pico W" in out
+def test_uf2_adds_the_box_to_a_downloaded_micropython(pkg):
+    from uf2_helpers import micropython_uf2
+    with open(os.path.join(pkg.work, "RPI_PICO-v1.28.0.uf2"), "wb") as f:
+        f.write(micropython_uf2())
+    out = pkg.matchbox("uf2", "--micropython", "RPI_PICO-v1.28.0.uf2", "-o", "box.uf2").stdout
+    assert "wrote box.uf2" in out and "BOOTSEL" in out and "games included" in out
+    mine = _checkout("uf2", "--micropython", os.path.join(pkg.work, "RPI_PICO-v1.28.0.uf2"),
+                     "-o", os.path.join(pkg.work, "checkout.uf2")).stdout
+    with open(os.path.join(pkg.work, "box.uf2"), "rb") as a, \
+            open(os.path.join(pkg.work, "checkout.uf2"), "rb") as b:
+        assert a.read() == b.read()   # the same box on the same filesystem
+    assert mine.splitlines()[1] == out.splitlines()[1]
+    missing = pkg.matchbox("uf2", status=2)
+    assert "micropython.org/download/RPI_PICO/" in missing.stderr
 
 
 def test_wiring_to_a_file(pkg):

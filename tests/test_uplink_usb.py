@@ -1,6 +1,7 @@
 """`matchbox uplink` (host_tools/commands/uplink.py) carrying a box's journal from its USB
 serial (box.usb_link) to a hall served with its embedded broker: on the unix-port virtual box
-and on the emulated Pico running the box's own image, keys played while the bridge runs, is
+and on the emulated Pico (official MicroPython with the box on its littlefs, where its UF2 is
+given), keys played while the bridge runs, is
 stopped with Ctrl-C mid-game and started again; the hall's record is the box's current.txt
 byte for byte, nothing lost or doubled. Also every refusal of the command, in one line."""
 import os
@@ -121,7 +122,7 @@ def test_unix_port_box_through_uplink(hall, tmp_path):
 
 @pytest.mark.skipif(ep.missing() is not None, reason="emulated Pico: %s" % ep.missing())
 def test_emulated_pico_through_uplink(hall, tmp_path):
-    """The box's own image on the emulated RP2040: its USB CDC serial is the pty."""
+    """The box on official MicroPython on the emulated RP2040: its USB CDC serial is the pty."""
     with ep.EmulatedPico() as pico:
         pico.boot()
         outputs, lines = carry_a_game(pico, hall, tmp_path, 5, 14, 120)

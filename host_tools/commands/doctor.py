@@ -1,15 +1,18 @@
 """`matchbox doctor`: check a connected box step by step and say what to do about each problem.
 
 1. connection: the board answers as MicroPython (the errors of `matchbox flash`);
-2. firmware: which firmware runs (stock MicroPython with the box's code on littlefs, or
-   Matchbox's own image: its base and ROMFS image sha256 against this checkout's, and the file
-   each box module is imported from), box.version against this checkout, the pin map;
+2. firmware: which MicroPython the board runs and whether the box supports it (what to
+   download when not), box.version against this checkout, the board's pin map;
 3. self-test: box.selftest.run() on the board;
 4. I2C bus: the display addresses of the pin map answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
 6. keys: the person presses each key in turn and sees what the board saw (on a terminal);
 then the damaged records the box kept (games/damaged/, games/broken.txt), if any: where each
 was damaged and how many lines it lost or had repaired (a note: the box kept them).
+
+`--boot-rom FILE` does none of that: it reads the RP2040 boot ROM (16 KB from address 0) of a
+connected Pico into FILE, for the emulated Pico (docs/emulated-pico.md), and checks it is one
+(its 'Mu' magic at 0x10); any Pico running MicroPython will do, with or without the box.
 
 The box's app must not run meanwhile: on a Pico its 8 s watchdog would reset the board. So
 doctor leaves a file `/maintenance` on the board (main.py then starts neither app nor
@@ -31,11 +34,10 @@ from mpremote.transport import TransportError, TransportExecError
 from host_tools import resources
 from host_tools.reports import replay_portable
 from host_tools.resources import FIRMWARE, HARDWARE
-from host_tools.device import build, image, romfs_board
-from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown
+from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown, unsupported
 from host_tools.device.serial_board import (CONNECT_TIMEOUT, BoardError, connect, find_box,
-                                            reconnect)
-from host_tools.errors import MatchboxError, seconds_in
+                                            find_pico, reconnect)
+from host_tools.errors import MatchboxError, check_folder, seconds_in
 
 FLAG = "/maintenance"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
@@ -56,9 +58,14 @@ def add_arguments(parser):
                         help="how long the displays stay lit when nobody is asked (default %(default)s)")
     parser.add_argument("--timeout", type=seconds_in(0, 3600), default=CONNECT_TIMEOUT,
                         help="seconds to wait for the board's raw REPL (default %(default)s)")
+    parser.add_argument("--boot-rom", metavar="FILE",
+                        help="only read the Pico's RP2040 boot ROM (16 KB) into FILE, for the "
+                             "emulated Pico (any Pico running MicroPython; no check is run)")
 
 
 def run(args):
+    if args.boot_rom:
+        return read_boot_rom(args.boot_rom, port=args.port, timeout=args.timeout)
     return doctor(port=args.port, yes=args.yes, skip_keys=args.skip_keys,
                   key_timeout=args.key_timeout, light_seconds=args.light_seconds,
                   timeout=args.timeout)
@@ -158,8 +165,7 @@ def enter_maintenance(board, port, timeout, report):
             raise
         raise BoardError("the board's flash is full: doctor cannot leave its maintenance flag; free "
                          "space (`matchbox pull`, then delete old games) and try again") from None
-    part = romfs_board.query(board)
-    runs_app = board.file_size("/main.py") is not None or (part is not None and part.frozen_main)
+    runs_app = board.file_size("/main.py") is not None
     if not runs_app or not _has(board, "machine", "reset"):
         return board  # no app to stop, or a board without reset (the virtual Pico runs no main.py)
     report.note("restarting the board in maintenance mode (app and watchdog off)...")
@@ -245,6 +251,49 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
     return report.finish()
 
 
+BOOT_ROM_SIZE = 16384
+BOOT_ROM_CHUNK = 1024
+BOOT_ROM_MAGIC = (0x10, b"Mu\x01")   # the RP2040 boot ROM's magic and version, at 0x10
+
+
+def read_boot_rom(path, port="auto", timeout=CONNECT_TIMEOUT):
+    """`--boot-rom FILE`: the board's 16 KB from address 0 into FILE (written whole, never over
+    an existing file); MatchboxError, one line, when it cannot be read or is not a boot ROM."""
+    if os.path.lexists(path):
+        raise MatchboxError("--boot-rom", "%s exists: give a new file name" % path)
+    check_folder(os.path.dirname(os.path.abspath(path)), "folder for the boot ROM")
+    try:
+        board = connect(find_pico() if not port or port == "auto" else port, timeout=timeout)
+    except BoardError as exc:
+        raise MatchboxError("", str(exc)) from None
+    data = bytearray()
+    with board:
+        try:
+            board.exec("import uctypes")
+            while len(data) < BOOT_ROM_SIZE:
+                data += board.eval("bytes(uctypes.bytearray_at(%d, %d))"
+                                   % (len(data), BOOT_ROM_CHUNK))
+            board.restart(hard=False)   # back to the friendly REPL, nothing else changed
+        except TransportExecError as exc:
+            raise MatchboxError("--boot-rom", "the board could not read its memory at 0x%04x: "
+                                "%s" % (len(data), _last_line(exc))) from None
+        except LOST as exc:
+            raise MatchboxError("--boot-rom", "lost the board on %s: %s"
+                                % (board.port, exc)) from None
+    at, magic = BOOT_ROM_MAGIC
+    if len(data) != BOOT_ROM_SIZE or bytes(data[at:at + len(magic)]) != magic:
+        raise MatchboxError("--boot-rom", "what the board has at address 0 is not an RP2040 boot "
+                            "ROM (no 'Mu' magic at 0x10): is it a Pico?")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    print("wrote %s: the RP2040 boot ROM of the Pico at %s (%d bytes, sha256 %s)"
+          % (path, board.port, len(data), hashlib.sha256(data).hexdigest()))
+    return 0
+
+
 # Board-side helpers, defined once per session (names start with _dr_).
 HW_SETUP = """
 import time
@@ -287,6 +336,14 @@ def _dr_wait(ms):
 _dr_scan(100)
 print("HELD", " ".join([box.keys.NAMES[k] for k in range(box.keys.COUNT) if _dr_k.held(k)]))
 """
+
+
+def _usable(pinmap):
+    """True when a board's pin map is one the checks can follow (box.pincheck finds nothing)."""
+    try:
+        return not resources.firmware_module("box.pincheck").problems(pinmap)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return False
 
 
 class Checks:
@@ -356,68 +413,43 @@ class Checks:
     def firmware_check(self):
         r = self.report
         want = local_version(self.firmware)
-        part = romfs_board.query(self.board)
-        if part is not None:
-            self.image_check(part)
+        version = self.board.info()["version"]
+        reason = unsupported(version)
         out = self.board.run("try:\n import box.version as _dr_v\n print('VERSION', _dr_v.VERSION)\n"
                                  "except ImportError:\n print('MISSING')")
         found = re.search(r"^VERSION (\S+)", out, re.M)
-        needed = []
-        if part is None or not part.frozen_main:
-            needed.append("/main.py")
-        if part is None or not part.sha256:
-            needed.append(resources.BOARD_PINMAP)   # an image carries the default pin map in /rom
-        missing = [p[1:] for p in needed if self.board.file_size(p) is None]
+        missing = [p[1:] for p in ("/main.py", resources.BOARD_PINMAP)
+                   if self.board.file_size(p) is None]
+        if reason:
+            r.problem("the board runs %s; then run `matchbox flash`" % reason)
+            return False
         if not found or missing:
             what = "no Matchbox firmware on the board" if not found else "the firmware is incomplete (%s missing)" % ", ".join(missing)
             r.problem("%s: run `matchbox flash`" % what)
             return False
-        problems = []
-        if found.group(1) != want:
-            problems.append("the board runs firmware %s, this checkout has %s" % (found.group(1), want))
-        path = (resources.BOARD_PINMAP if self.board.file_size(resources.BOARD_PINMAP) is not None
-                else resources.ROM_PINMAP)
+        runs = "MicroPython %s (supported)" % ".".join(str(v) for v in version[:3])
         try:
-            theirs = json.loads(self.board.read_file(path).decode("utf-8", "replace"))
+            theirs = json.loads(self.board.read_file(resources.BOARD_PINMAP).decode("utf-8", "replace"))
         except ValueError:
             theirs = None
-        if theirs != self.pinmap:
-            problems.append("the board's %s differs from %s" % (path[1:], resources.PINMAP_SOURCE))
-        if problems:
-            r.problem("; ".join(problems) + ": run `matchbox flash`")
+        if found.group(1) != want:
+            r.problem("%s; the board runs firmware %s, this checkout has %s: run `matchbox flash`"
+                      % (runs, found.group(1), want))
+        elif not isinstance(theirs, dict):
+            r.problem("%s; the board's %s is not JSON: `matchbox flash --pinmap %s` replaces it"
+                      % (runs, resources.BOARD_PINMAP[1:], resources.PINMAP_SOURCE))
         else:
-            r.ok("version %s, the same as this checkout (pin map too)" % want)
+            r.ok("%s, firmware %s, the same as this checkout" % (runs, want))
+        if isinstance(theirs, dict) and theirs != self.pinmap:
+            usable = _usable(theirs)
+            r.note("the board keeps its own %s, not %s: %s"
+                   % (resources.BOARD_PINMAP[1:], resources.PINMAP_SOURCE,
+                      "the checks below use the board's" if usable else
+                      "it has mistakes (see the self-test), so the checks below use %s"
+                      % resources.PINMAP_SOURCE))
+            if usable:
+                self.pinmap = theirs
         return True
-
-    def image_check(self, part):
-        """Which image the board runs: its base, its ROMFS image, where each module is from."""
-        r = self.report
-        base = "Matchbox's own image" if part.frozen_main else "a MicroPython with ROMFS"
-        version = ".".join(str(v) for v in self.board.info()["version"][:3])
-        if not part.sha256:
-            r.problem("%s (MicroPython %s, board %s) with no valid ROMFS image: the box's code "
-                      "is missing; run `matchbox flash`" % (base, version, part.build))
-            return
-        try:
-            data, files = image.romfs_image(self.firmware)
-            ours = hashlib.sha256(data).hexdigest()
-        except build.BuildError:
-            ours = None
-        same = ("the same as this checkout's" if ours == part.sha256 else
-                "this checkout's differs: run `matchbox flash`")
-        r.note("firmware: %s, MicroPython %s (board %s); ROMFS image %d bytes, sha256 %s (%s)"
-               % (base, version, part.build, part.image_bytes, part.sha256, same))
-        modules = sorted(name[4:-4].replace("/", ".") for name, _ in files
-                         if name.startswith("lib/") and name.endswith(".mpy")) if ours else []
-        found = romfs_board.imported_from(self.board, modules)
-        where = {}
-        for module, path in sorted(found.items()):
-            where.setdefault(path.rsplit("/", 1)[0] if "/" in path else path, []).append(module)
-        for folder, names in sorted(where.items()):
-            r.note("  %d box modules from %s: %s" % (len(names), folder, " ".join(names)))
-        if ours == part.sha256 and any(not f.startswith("/rom/") for f in found.values()):
-            r.problem("some box modules are not imported from the ROMFS image (see above): "
-                      "run `matchbox flash`")
 
     def selftest(self):
         r = self.report

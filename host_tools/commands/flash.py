@@ -1,41 +1,39 @@
 """`matchbox flash`: compile the firmware and bring a Pico's code up to date over USB serial.
 
-Two kinds of board, told apart by asking the board (host_tools.device.romfs_board):
-- Matchbox's own image (`make uf2`): the box's modules live in a ROMFS partition, which comes
-  before littlefs on sys.path. Flash builds the ROMFS image, deploys it when it differs (header
-  last: a cut leaves the whole new image or none), writes the pin map (and /main.py where
-  main.py is not frozen) only when changed, removes the littlefs copies of the box's modules
-  that would never run, resets the board and checks what runs: the image's sha256 on the board
-  and the file each box module is imported from.
-- Stock MicroPython: stage the build (lib modules as .mpy, main.py/boot.py as .py), refuse
-  when the board cannot load this .mpy format, hash the firmware files on the board, remove
-  stale firmware files, copy the changed ones, verify every file by sha256, reset.
-Only firmware files are ever touched: /main.py, /boot.py, the pin map, files under /lib/box/
-and /lib/tycoon/ (and any other /lib/PACKAGE/ the build has), and the ROMFS partition; with
-`--hall-settings FILE` also /hall.json (the box's settings for the hall, checked first by the
-firmware's own reader), copied and verified as the others; without it /hall.json is left as it
-is. /games/ never is touched. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem
-or refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
+The Pico runs official MicroPython (v1.28.0 or later, from micropython.org) and the box lives on
+its littlefs, as `matchbox uf2` also puts it. Flash stages the build (lib modules as .mpy,
+main.py/boot.py as .py), refuses a MicroPython the box does not support or one that cannot load
+this .mpy format, hashes the firmware files on the board, removes stale firmware files, copies
+the changed ones, verifies every file by sha256 and resets the board.
+Only firmware files are ever touched: /main.py, /boot.py, files under /lib/box/ and
+/lib/tycoon/ (and any other /lib/PACKAGE/ the build has). The pin map /pinmap.json is copied
+only to a board that has none, or with `--pinmap FILE`; a board's own is kept byte for byte.
+With `--hall-settings FILE` also /hall.json (the box's settings for the hall, checked first by
+the firmware's own reader), copied and verified as the others; without it /hall.json is left
+as it is. /games/ (the games and the setup) never is touched, nor any other file of the
+maker's. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem or
+refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
 """
 import errno
 import hashlib
+import json
 import os
 import sys
 import tempfile
 
 from mpremote.transport import TransportExecError
 
-from host_tools.resources import BOARD_PINMAP, FIRMWARE
-from host_tools.device import build, image, romfs_board
-from host_tools.device.board_info import describe, incompatibility
-from host_tools.device.serial_board import (COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect,
-                                            reconnect)
-from host_tools.errors import CANNOT, VERDICT, MatchboxError, seconds_in
+from host_tools.resources import BOARD_PINMAP, FIRMWARE, PINMAP_SOURCE
+from host_tools.device import build
+from host_tools.device.board_info import describe, incompatibility, unsupported
+from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
+from host_tools.errors import CANNOT, VERDICT, MatchboxError, read_bounded, seconds_in
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
-OWNED_FILES = ("/main.py", "/boot.py", BOARD_PINMAP)
+OWNED_FILES = ("/main.py",)   # and every top-level file of the build
 PROTECTED = "/games/"
 HALL_SETTINGS = "/hall.json"   # copied only with --hall-settings, never removed
+MAX_PINMAP = 64 * 1024         # a pin map is under 2 KB
 
 
 def add_arguments(parser):
@@ -52,11 +50,16 @@ def add_arguments(parser):
     parser.add_argument("--hall-settings", metavar="FILE",
                         help="also put this file on the box as hall.json: its settings for the "
                              "hall, as `matchbox hall enrol` writes them (docs/hall.md)")
+    parser.add_argument("--pinmap", metavar="FILE",
+                        help="replace the board's pin map with this one (without it a board "
+                             "keeps its own pinmap.json; one that has none gets %s)"
+                             % PINMAP_SOURCE)
 
 
 def run(args):
     return flash(port=args.port, source=args.source, dry_run=args.dry_run,
-                 root=args.firmware, timeout=args.timeout, hall_settings=args.hall_settings)
+                 root=args.firmware, timeout=args.timeout, hall_settings=args.hall_settings,
+                 pinmap=args.pinmap)
 
 
 def owned(staged_paths):
@@ -100,11 +103,29 @@ def read_hall_settings(path):
         raise MatchboxError("--hall-settings", "%s: %s" % (path, exc.strerror or exc)) from None
 
 
+def read_pinmap(path):
+    """The bytes of a pin map for --pinmap, checked as the box's self-test checks its own
+    (box.pincheck); MatchboxError saying what is wrong."""
+    from host_tools import resources
+    data = read_bounded(path, MAX_PINMAP, "pin map")
+    try:
+        problems = resources.firmware_module("box.pincheck").problems(json.loads(data))
+    except ValueError as exc:
+        raise MatchboxError("--pinmap", "%s is not JSON: %s" % (path, exc)) from None
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise MatchboxError("--pinmap", "%s is not a pin map like %s (%s %s)"
+                            % (path, PINMAP_SOURCE, type(exc).__name__, exc)) from None
+    if problems:
+        raise MatchboxError("--pinmap", "%s: %s" % (path, "; ".join(problems)))
+    return data
+
+
 def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNECT_TIMEOUT,
-          hall_settings=None):
+          hall_settings=None, pinmap=None):
     """Flash the firmware tree at root to the board on port (and `hall_settings`, a file, as
-    /hall.json); returns the exit status."""
+    /hall.json; `pinmap`, a file, as the board's pin map); returns the exit status."""
     settings = read_hall_settings(hall_settings) if hall_settings else None
+    own_map = read_pinmap(pinmap) if pinmap else None
     if not os.path.isfile(os.path.join(root, "main.py")):
         _error("%s is not a firmware folder: it has no main.py (--firmware names a folder "
                "like firmware/ of this project)" % root)
@@ -122,6 +143,10 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
             with open(stage_dir + HALL_SETTINGS, "wb") as f:
                 f.write(settings)
             local[HALL_SETTINGS] = hashlib.sha256(settings).hexdigest()
+        if own_map is not None:   # the staged copy (never a link) is replaced
+            with open(stage_dir + BOARD_PINMAP, "wb") as f:
+                f.write(own_map)
+            local[BOARD_PINMAP] = hashlib.sha256(own_map).hexdigest()
         native = set()
         for name, _ in staged:
             if name.endswith(".mpy"):
@@ -137,11 +162,8 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
             return _error(str(exc))
         with board:
             try:
-                part = romfs_board.query(board)
-                if part is not None:
-                    return _flash_image(board, part, stage_dir, local, source, dry_run, root,
-                                        timeout)
-                return _flash(board, stage_dir, local, native, source, dry_run)
+                return _flash(board, stage_dir, local, native, source, dry_run,
+                              keep_map=own_map is None)
             except BoardError as exc:
                 return _error(str(exc))
             except TransportExecError as exc:
@@ -165,9 +187,12 @@ def _dry_run_fresh(stage_dir, local, source, reason):
     return 0
 
 
-def _flash(board, stage_dir, local, native, source, dry_run):
+def _flash(board, stage_dir, local, native, source, dry_run, keep_map=True):
     info = board.info()
     print(describe(info, board.port))
+    reason = unsupported(info["version"])
+    if reason:
+        raise BoardError("refusing to flash: the board runs " + reason)
     if source:
         print("build: %d files as .py sources (no .mpy check)" % len(local))
     else:
@@ -179,6 +204,11 @@ def _flash(board, stage_dir, local, native, source, dry_run):
 
     dirs, files = owned(local)
     on_board = board.hashes(paths=files, dirs=dirs)
+    theirs = on_board.get(BOARD_PINMAP)
+    if keep_map and theirs is not None and theirs != local.get(BOARD_PINMAP):
+        # the board's own pin map (the one it was given, or edited there) stays as it is
+        del on_board[BOARD_PINMAP], local[BOARD_PINMAP]
+        print("pin map: the board's own %s kept (--pinmap FILE replaces it)" % BOARD_PINMAP[1:])
     copy, remove = plan(local, on_board)
     prefix = "would " if dry_run else ""
     copy_prefix = "would copy " if dry_run else ""
@@ -210,112 +240,6 @@ def _flash(board, stage_dir, local, native, source, dry_run):
     print("verified %d files on the board by sha256 (%d copied, %d removed, %d already up to date)"
           % (len(local), len(copy), len(remove), unchanged))
     how = board.restart(hard=True)
-    print("board restarted (%s)" % how)
-    return 0
-
-
-def _flash_image(board, part, stage_dir, local, source, dry_run, root, timeout):
-    """Flash a board with a ROMFS partition (Matchbox's own image); returns the exit status."""
-    print(describe(board.info(), board.port))
-    has = ("an image of %d bytes, sha256 %s" % (part.image_bytes, part.sha256)
-           if part.sha256 else "no valid image")
-    print("firmware: %s with a %d KB ROMFS partition (%s)" % (part.build or "MicroPython",
-                                                             part.size // 1024, has))
-    if source:
-        raise BoardError("refusing to flash: --source copies .py files to littlefs, but this "
-                         "board runs the box's code from its ROMFS partition; flash without "
-                         "--source")
-    try:
-        data, files = image.romfs_image(root)
-    except build.BuildError as exc:
-        for err in exc.errors:
-            print(build.format_error(err), file=sys.stderr)
-        return _error("the firmware does not compile; nothing was changed", 1)
-    digest = hashlib.sha256(data).hexdigest()
-    if len(data) > part.size:
-        raise BoardError("refusing to flash: the box's ROMFS image takes %d bytes, the board's "
-                         "partition holds %d" % (len(data), part.size))
-    # On littlefs only the pin map (and main.py where it is not frozen); the littlefs copies
-    # of the box's modules would never run (ROMFS comes first on sys.path): removed. The image
-    # carries the default pin map too, for a Pico that only ever got the UF2.
-    keep = [BOARD_PINMAP, HALL_SETTINGS] + ([] if part.frozen_main else ["/main.py"])
-    wanted = {path: local[path] for path in keep if path in local}
-    dirs, files_owned = owned(local)
-    on_board = board.hashes(paths=files_owned, dirs=dirs)
-    copy, remove = plan(wanted, on_board)
-    fresh = part.sha256 == digest
-    prefix = "would " if dry_run else ""
-    if fresh:
-        print("ROMFS image up to date (%d bytes, sha256 %s)" % (len(data), digest))
-    else:
-        print("%sdeploy the ROMFS image: %d bytes, %d files, sha256 %s"
-              % (prefix, len(data), len(files), digest))
-    if dry_run:
-        for path in remove:
-            print("would remove %s (%s)" % (path[1:], _why_stale(path)))
-        for path in copy:
-            print("would copy %s" % path[1:])
-        print("dry run: nothing changed on the board")
-        board.restart(hard=False)
-        return 0
-    # The pin map first: should the deploy be cut, main.py finds it on littlefs to show its
-    # code on the displays.
-    for path in copy:
-        with open(stage_dir + path, "rb") as f:
-            payload = f.read()
-        print("copy %s (%d bytes)" % (path[1:], len(payload)))
-        _write(board, path, payload, len(payload))
-    if not fresh:
-        got = romfs_board.deploy(board, part, data)
-        if got != digest:
-            return _error("verify failed: the board's ROMFS partition has sha256 %s after the "
-                          "deploy, expected %s; flash again" % (got, digest), 1)
-        print("ROMFS image deployed and verified by sha256")
-    for path in remove:
-        board.remove(path)
-        print("removed %s (%s)" % (path[1:], _why_stale(path)))
-    after = board.hashes(paths=sorted(wanted))
-    bad = [p for p in sorted(wanted) if after.get(p) != wanted[p]]
-    if bad:
-        return _error("verify failed: %s on the board differs from this build" % ", ".join(
-            p[1:] for p in bad), 1)
-    print("board restarting so that /rom is mounted...")
-    board.restart(hard=True)
-    board.close()
-    return _verify_running(board.port, timeout, digest, files)
-
-
-def _why_stale(path):
-    if path.startswith("/lib/"):
-        return "ROMFS comes first on sys.path: this copy would never run"
-    if path == "/main.py":
-        return "main.py is frozen into this firmware: this copy would never run"
-    return "not in this build"
-
-
-def _verify_running(port, timeout, digest, files):
-    """After the reset: the image on the board is ours and every box module imports from it."""
-    try:
-        board = reconnect(port, timeout)
-    except BoardError as exc:
-        return _error("the board did not come back after its reset: %s; run `matchbox doctor` "
-                      "to see what it runs" % exc)
-    with board:
-        part = romfs_board.query(board)
-        if part is None or part.sha256 != digest:
-            return _error("after the reset the board's ROMFS image is %s, expected sha256 %s"
-                          % ("missing" if part is None or not part.sha256 else part.sha256,
-                             digest), 1)
-        modules = [name[4:-4].replace("/", ".") for name, _ in files
-                   if name.startswith("lib/") and name.endswith(".mpy")]
-        found = romfs_board.imported_from(board, modules)
-        wrong = ["%s from %s" % (m, f) for m, f in sorted(found.items())
-                 if not f.startswith("/rom/")]
-        if wrong:
-            return _error("the board does not run the deployed code: %s" % ", ".join(wrong), 1)
-        print("verified: the board runs ROMFS image sha256 %s (%d modules imported from /rom)"
-              % (digest, len(found)))
-        how = board.restart(hard=True)
     print("board restarted (%s)" % how)
     return 0
 

@@ -1,8 +1,9 @@
 """`matchbox sim`: run the real firmware on the virtual box (host_tools.virtual.box), or with
 `--pico` on the emulated Pico (host_tools.virtual.emulated_pico: an emulated RP2040 running
-the box's own firmware image, or the UF2 given with `--uf2 PATH` on a blank flash); without
-Node, rp2040js or the boot ROM, or with a UF2 that is not one, `--pico` exits 2 with one line
-saying what is missing or wrong.
+an official MicroPython UF2 with the box on its littlefs, as `matchbox uf2` puts it there): it
+needs the UF2 and the RP2040 boot ROM given by path (`--uf2`, `--bootrom`, or
+MATCHBOX_PICO_UF2, MATCHBOX_PICO_BOOTROM); without them, Node or rp2040js, or with a file that
+is not what it should be, `--pico` exits 2 with one line saying what to give.
 
 `--headless` boots the box, presses the given keys, lets announcements settle and prints one
 JSON object: {"displays": [...], "state": STATE or null, "journal": "record text"}. With
@@ -46,9 +47,12 @@ def add_arguments(parser):
                         help="run on the emulated RP2040 (the Pico's MicroPython in rp2040js, "
                              "docs/emulated-pico.md) instead of the unix port")
     parser.add_argument("--uf2", metavar="PATH",
-                        help="with --pico: boot this UF2 on a blank flash (default: the box's own "
-                             "image as `make uf2` makes it; stock MicroPython gets the firmware "
-                             "files on littlefs, as `matchbox flash` copies them)")
+                        help="with --pico: the MicroPython UF2 for RPI_PICO to boot, with the box "
+                             "on its littlefs (default: $MATCHBOX_PICO_UF2)")
+    parser.add_argument("--bootrom", metavar="PATH",
+                        help="with --pico: the RP2040 boot ROM, 16 KB (default: "
+                             "$MATCHBOX_PICO_BOOTROM; `matchbox doctor --boot-rom FILE` reads "
+                             "a Pico's)")
     parser.add_argument("--flash", metavar="DIR",
                         help="keep the box's flash in DIR (created if missing), so a game "
                              "survives restarting the simulator; with --journal a game kept "
@@ -145,8 +149,10 @@ def interactive(args, record, warning, devices):
 def run(args):
     if args.stream and not args.headless:
         raise MatchboxError("--stream", "needs --headless")
-    if args.uf2 and not args.pico:
-        raise MatchboxError("--uf2", "goes with --pico (the emulated RP2040 boots the UF2)")
+    for name, value in (("--uf2", args.uf2), ("--bootrom", args.bootrom)):
+        if value and not args.pico:
+            raise MatchboxError(name, "goes with --pico (the emulated RP2040 boots the UF2 on "
+                                "the boot ROM)")
     if args.uplink:
         from host_tools.hall.uplink import check_url
         check_url(args.uplink)

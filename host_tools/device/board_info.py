@@ -1,8 +1,14 @@
-"""What a board is and what the box keeps on it, in words both flash and doctor use: its
-MicroPython and .mpy format, whether it can import this build's .mpy files, and where the box's
-journal keeps its games (docs/journal.md).
+"""What a board is and what the box keeps on it, in words flash, doctor and uf2 use: its
+MicroPython and .mpy format, whether it is a MicroPython the box supports and whether it can
+import this build's .mpy files, and where the box's journal keeps its games (docs/journal.md).
 """
 from host_tools.device import build
+
+# The box runs on official MicroPython for the Pico and the Pico W from this version on.
+SUPPORTED = (1, 28, 0)
+SUPPORTED_TEXT = "%d.%d.%d" % SUPPORTED
+DOWNLOAD = {"pico": "https://micropython.org/download/RPI_PICO/",
+            "picow": "https://micropython.org/download/RPI_PICO_W/"}
 
 GAMES = "/games"
 CURRENT = GAMES + "/current.txt"
@@ -39,6 +45,17 @@ def incompatibility(info, local_version, native_archs=()):
                     "(mpy v%d.%d): flash with --source"
                     % (arch, local_version[0], local_version[1], b_arch, b_version, b_sub))
     return None
+
+
+def unsupported(version, shown=None):
+    """Why MicroPython `version` (a tuple, None when unknown) is not one the box supports, or
+    None when it is."""
+    if version is not None and tuple(version[:3]) >= SUPPORTED:
+        return None
+    what = ("MicroPython %s" % (shown or ".".join(str(v) for v in version[:3])) if version
+            else "a MicroPython that states no version")
+    return ("%s, and the box needs v%s or later: download it for your board from %s (Pico) "
+            "or %s (Pico W)" % (what, SUPPORTED_TEXT, DOWNLOAD["pico"], DOWNLOAD["picow"]))
 
 
 def describe(info, port):

@@ -3,8 +3,7 @@
 `python -m host_tools.device.build --check` compiles every firmware module for the Pico's CPU
 (armv6m) and reports errors as FILE:LINE: message. `stage()` builds the deployable tree:
 main.py/boot.py stay .py (MicroPython only auto-runs those), every other module becomes .mpy,
-other files (pin map) are copied with symlinks resolved; firmware/board/ (the base firmware's
-build) is never staged. `package_json()` is the mip manifest.
+other files (pin map) are copied with symlinks resolved. `package_json()` is the mip manifest.
 """
 import argparse
 import functools
@@ -29,9 +28,6 @@ TOP_LEVEL_PY = ("main.py", "boot.py")  # run by MicroPython at boot only as .py 
 ARCH_NAMES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
               "armv7emdp", "xtensa", "xtensawin", "rv32imc", "rv64imc")
 SKIP_DIRS = ("__pycache__",)
-# Top-level firmware folders that never go onto a board: board/ builds the base firmware
-# (its main.py is frozen in; the board definition and the build script stay on the host).
-HOST_ONLY = ("board",)
 # Files that never go onto a board: CPython's named tuples of the engine's values (MicroPython
 # never imports it; on the box it would only take flash).
 HOST_ONLY_FILES = ("lib/tycoon/named.py",)
@@ -71,9 +67,7 @@ def firmware_files(root=FIRMWARE):
     """Every deployable file under root as sorted board-relative paths ('lib/box/keys.py')."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        top = os.path.samefile(dirpath, root)
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
-                             and not (top and d in HOST_ONLY))
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in filenames:
             if name.startswith(".") or name.endswith(SKIP_SUFFIXES):
                 continue

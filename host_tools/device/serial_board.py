@@ -38,9 +38,8 @@ class BoardError(MatchboxError):
 
 
 MICROPYTHON_PICO = (RASPBERRY_PI_VID, 0x0005)   # MicroPython's USB ids on an RP2040
-# A module of the box's code, where the Matchbox image keeps it (ROMFS) and where `matchbox
-# flash` puts it on stock MicroPython (littlefs)
-BOX_MODULES = ("/rom/lib/box/version.mpy", "/lib/box/version.mpy")
+# A module of the box's code, where `matchbox flash` and `matchbox uf2` put it (littlefs)
+BOX_MODULES = ("/lib/box/version.mpy",)
 
 
 BOOTSEL = (" (a Pico in BOOTSEL mode is a USB drive, not a serial port: copy the MicroPython "
@@ -70,16 +69,16 @@ def find_pico(wanted="Pico running MicroPython", hint=""):
 
 def find_box(timeout=CONNECT_TIMEOUT):
     """`--port auto` for commands that need a Matchbox (pull, doctor): the one Pico running
-    MicroPython (find_pico) that, in its raw REPL, has the Matchbox firmware (box/version.mpy
-    in /rom/lib or /lib). Returns a connected SerialBoard; BoardError names the devices seen
+    MicroPython (find_pico) that, in its raw REPL, has the Matchbox firmware
+    (/lib/box/version.mpy). Returns a connected SerialBoard; BoardError names the devices seen
     when none or several fit. Other boards are never opened."""
     port = find_pico("Matchbox")
     board = connect(port, timeout=timeout)
     if all(board.file_size(path) is None for path in BOX_MODULES):
         board.restart(hard=False)
         board.close()
-        raise BoardError("%s runs MicroPython but has no Matchbox firmware (no box/version.mpy "
-                         "in /rom/lib or /lib): give --port with the box's, or `matchbox flash` "
+        raise BoardError("%s runs MicroPython but has no Matchbox firmware (no "
+                         "/lib/box/version.mpy): give --port with the box's, or `matchbox flash` "
                          "it first" % port)
     return board
 

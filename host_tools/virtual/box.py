@@ -159,13 +159,17 @@ class VBox(BoardLink):
     removed by close()). `devices`: display addresses that are fitted (default: all of the
     pin map). `board`: "virtual" (mpy/board.py hands main.py a virtual hw) or "pico" (the real
     box.hw_pico on virtual machine/time modules). `step_ms`: virtual ms per main-loop pass.
+    `code`: the folder the box's main.py and lib/ are run from (default firmware/; the flash
+    folder itself for a box installed as on a Pico, e.g. from `matchbox uf2`'s littlefs).
     `timeout`: wall-clock seconds to wait for the board before BoxError."""
 
     flush_torn = True   # the board's last words may lack their newline
 
     def __init__(self, flash=None, devices=None, board="virtual", step_ms=5, t0=0,
-                 timeout=30.0, heap="512K"):
+                 timeout=30.0, heap="512K", code=None):
         self._own_flash = flash is None
+        self.main = os.path.join(code, "main.py") if code else MAIN
+        self.lib = os.path.join(code, "lib") if code else LIB
         self.flash = flash or tempfile.mkdtemp(prefix="vbox-flash-")
         os.makedirs(self.flash, exist_ok=True)
         BoardLink.__init__(self, devices, timeout)
@@ -203,12 +207,12 @@ class VBox(BoardLink):
         for chip in self.chips.values():
             chip.power_on()
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "board.py"),
-                "main=" + MAIN, "board=" + self.board, "step=%d" % self.step_ms,
+                "main=" + self.main, "board=" + self.board, "step=%d" % self.step_ms,
                 "t0=%d" % self.t0, "devices=" + ",".join("%02x" % a for a in self.devices),
                 "unplugged=" + ",".join("%02x" % a for a in sorted(self.unplugged)),
                 "held=" + ",".join(sorted(self.held)), "cut=%d" % (-1 if cut is None else cut)]
         env = dict(os.environ)
-        env["MICROPYPATH"] = MPY + os.pathsep + LIB
+        env["MICROPYPATH"] = MPY + os.pathsep + self.lib
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, cwd=self.flash, env=env,
                                      bufsize=0, start_new_session=True)

@@ -1,25 +1,25 @@
 """The emulated box: the untouched firmware on the Pico's own MicroPython, on an emulated RP2040.
 
 `EmulatedPico` starts `node host_tools/virtual/rp2040js/harness.js` (the npm package rp2040js
-running the RPI_PICO v1.28.0 UF2 on the RP2040 boot ROM) and drives it with the line protocol
-listed at the top of harness.js. Node is only a bus: I2C writes the firmware makes are
-streamed here and fed to one `VirtualHT16K33` per display address (the same model the
+running an official MicroPython UF2 for RPI_PICO on the RP2040 boot ROM) and drives it with the
+line protocol listed at the top of harness.js. Node is only a bus: I2C writes the firmware makes
+are streamed here and fed to one `VirtualHT16K33` per display address (the same model the
 unix-port virtual box uses), keys are nets Node resolves from the set pressed here, the USB
 CDC serial (the REPL) is streamed both ways, and flash erase/program operations are counted.
 
-Which firmware: by default the box's own image (`make uf2`: MicroPython with the box's code in
-ROMFS, built here from the code as it stands), on a blank littlefs, as a maker's Pico gets it.
-Given stock MicroPython (`uf2=stock_uf2()`, RPI_PICO v1.28.0), the tree `matchbox flash`
-copies (host_tools.device.build.stage()) is put on its littlefs instead, as a littlefs image
-built here (PyPI littlefs-python). Time is emulated: advance(ms) runs the chip for ms of its
-own clock, which is an estimate of a Pico's, not a measurement.
+It runs only where the UF2 and the boot ROM are given by path (MATCHBOX_PICO_UF2 and
+MATCHBOX_PICO_BOOTROM, or `uf2=`/`bootrom=`): neither is in the repository, the package or CI
+(the boot ROM of a Pico: `matchbox doctor --boot-rom FILE`). Without them `missing()` says
+what to give, in one line. The box is installed as a maker's `matchbox uf2` installs it: the
+tree `matchbox flash` copies, in a littlefs image (host_tools.device.image) placed where the
+UF2's binary info says its filesystem is. Time is emulated: advance(ms) runs the chip for ms of
+its own clock, which is an estimate of a Pico's, not a measurement.
 
     with EmulatedPico() as box:
         box.boot()
         box.keys("2 PLAY")
         print(box.displays(), box.journal_text())
 """
-import atexit
 import json
 import os
 import shutil
@@ -28,24 +28,14 @@ import tempfile
 import time
 
 from host_tools import resources
+from host_tools.device import image as fs_image
+from host_tools.device.board_info import DOWNLOAD, SUPPORTED_TEXT
 from host_tools.virtual.board_link import GAP_MS, HOLD_MS, BoardLink
 from host_tools.virtual.box import BoxError
 
 NODE_DIR = resources.RP2040JS
 HARNESS = os.path.join(NODE_DIR, "harness.js")
-CACHE = resources.pico_cache()
-UF2_NAME = "RPI_PICO-v1.28.0.uf2"
-BOOTROM_NAME = "rp2040-bootrom-b1.bin"
-
-# MicroPython's littlefs2 on RPI_PICO: 352 blocks of 4096 bytes at flash offset 0xA0000.
-FS_BLOCK = 4096
-FS_BLOCKS = 352
-# Where the littlefs is on each board (offset, blocks): the stock firmware's place, which the
-# box's base keeps (firmware/board/README.md); the Pico W's code is larger, its littlefs smaller.
-FS_LAYOUTS = {"pico": (0xA0000, FS_BLOCKS), "picow": (0x12C000, 212)}
-FS_PROG = 256
-FS_READ = 32
-FS_LOOKAHEAD = 32
+FS_BLOCK = fs_image.FS_BLOCK
 
 BOOT_MS = 5000     # emulated ms boot() waits at most for the first lit frame
 SETUP_PANEL = "5Et "   # how VirtualHT16K33.text() reads the setup menu's "SEt" panel
@@ -55,49 +45,14 @@ class PicoError(BoxError):
     """The emulator misbehaved: Node ended, stopped answering, or the chip stopped."""
 
 
-def stock_uf2():
-    """Stock MicroPython for the Pico (RPI_PICO v1.28.0): MATCHBOX_PICO_UF2 or .cache/pico/."""
-    return os.environ.get("MATCHBOX_PICO_UF2") or os.path.join(CACHE, UF2_NAME)
-
-
-_image = {}
-
-
-def own_image(board="pico"):
-    """The box's own firmware image as `make uf2` makes it, built once per process from the
-    code as it stands (into a temporary folder, removed when the process ends): the image a
-    maker drags onto a Pico (board "pico") or a Pico W ("picow")."""
-    if board not in _image:
-        from host_tools.device import image
-        data, _facts = image.make_uf2(board=board)
-        folder = tempfile.mkdtemp(prefix="matchbox-uf2-")
-        atexit.register(shutil.rmtree, folder, True)   # the image goes with the process
-        path = os.path.join(folder, resources.IMAGE_NAMES[board])
-        with open(path, "wb") as f:
-            f.write(data)
-        _image[board] = path
-    return _image[board]
-
-
-def carries_box(uf2, board="pico"):
-    """True when the UF2 carries the box's code in a ROMFS image (an image of ours for the
-    board), False for one that needs the code on littlefs (stock MicroPython)."""
-    from host_tools.device import image
-    with open(uf2, "rb") as f:
-        return image.romfs_in_uf2(f.read(), image.base_info(image.base_files(board)[1])) is not None
-
-
-def image_board(uf2):
-    """"pico" or "picow": the board whose ROMFS partition carries the box's code in the UF2
-    (an image of ours), or None (stock MicroPython: the code goes on littlefs)."""
-    for board in sorted(FS_LAYOUTS):
-        if carries_box(uf2, board):
-            return board
-    return None
+def given_uf2():
+    """The MicroPython UF2 given by MATCHBOX_PICO_UF2, or None."""
+    return os.environ.get("MATCHBOX_PICO_UF2") or None
 
 
 def bootrom_path():
-    return os.environ.get("MATCHBOX_PICO_BOOTROM") or os.path.join(CACHE, BOOTROM_NAME)
+    """The RP2040 boot ROM given by MATCHBOX_PICO_BOOTROM, or None."""
+    return os.environ.get("MATCHBOX_PICO_BOOTROM") or None
 
 
 def node():
@@ -112,9 +67,16 @@ def _shown(path):
     return path if rel.startswith("..") else rel
 
 
-def missing(uf2=None):
-    """None when the emulated Pico can run here (with the UF2 at `uf2`; None: the box's own
-    image, which needs nothing more), else one line saying what is missing and how to get it."""
+NO_UF2 = ("no MicroPython UF2 given: set MATCHBOX_PICO_UF2 (or give --uf2) to the RPI_PICO "
+          "v%s or later from %s" % (SUPPORTED_TEXT, DOWNLOAD["pico"]))
+NO_BOOTROM = ("no RP2040 boot ROM given: set MATCHBOX_PICO_BOOTROM (or give --bootrom) to the "
+              "16 KB boot ROM of a Pico, which `matchbox doctor --boot-rom FILE` reads")
+
+
+def missing(uf2=None, bootrom=None):
+    """None when the emulated Pico can run here with the UF2 and boot ROM given (`uf2`,
+    `bootrom`, else the environment's), else one line saying what is missing or wrong and what
+    to give."""
     if not node():
         return "Node.js 18+ is not installed (needed for the emulated RP2040: install nodejs)"
     if not os.path.isdir(os.path.join(NODE_DIR, "node_modules", "rp2040js")):
@@ -123,50 +85,68 @@ def missing(uf2=None):
                     "repository (`make pico-js` there), not from the installed package")
         return ("rp2040js is not installed: run `npm ci` in host_tools/virtual/rp2040js "
                 "(make test does it when node is present)")
-    if uf2 is not None and not os.path.isfile(uf2):
-        if uf2 != stock_uf2():
-            return "no UF2 at %s" % _shown(uf2)
-        return ("no MicroPython UF2 at %s: download RPI_PICO v1.28.0 (%s) from "
-                "https://micropython.org/download/RPI_PICO/ and put it there or set "
-                "MATCHBOX_PICO_UF2" % (_shown(uf2), UF2_NAME))
-    if not os.path.isfile(bootrom_path()):
-        return ("no RP2040 boot ROM at %s: build or fetch %s from raspberrypi/pico-bootrom "
-                "(revision B1) and put it there or set MATCHBOX_PICO_BOOTROM"
-                % (_shown(bootrom_path()), BOOTROM_NAME))
-    return (uf2_problem(uf2) if uf2 else None) or bootrom_problem(bootrom_path())
+    uf2 = uf2 or given_uf2()
+    bootrom = bootrom or bootrom_path()
+    if not uf2:
+        return NO_UF2
+    if not os.path.isfile(uf2):
+        return "no UF2 at %s" % _shown(uf2)
+    if not bootrom:
+        return NO_BOOTROM
+    if not os.path.isfile(bootrom):
+        return "no boot ROM at %s" % _shown(bootrom)
+    return uf2_problem(uf2) or bootrom_problem(bootrom)
 
 
-FLASH_BASE, FLASH_SIZE = 0x10000000, 2 * 1024 * 1024
+FLASH_BASE, FLASH_SIZE = fs_image.XIP_BASE, fs_image.FLASH_SIZE
 BOOTROM_SIZE = 16384
 
 
-def uf2_problem(path):
-    """None when path is a UF2 for the RP2040 that fits the Pico's 2 MB flash (read with the
-    one UF2 reader, host_tools.device.image), else why not, in one line: said before Node
-    runs, which would fail with a stack trace."""
-    from host_tools.device.image import ImageError, read_uf2
+def _read_uf2(path):
+    """(bytes of the UF2 at path, the name messages give it); ImageError when it is not one
+    a Pico can take (more than a 2 MB flash takes, or unreadable)."""
     name = "the UF2 %s" % _shown(path)
     try:
         with open(path, "rb") as f:
             data = f.read(2 * FLASH_SIZE + 1)   # a 2 MB image takes 4 MB of UF2 blocks
     except OSError as exc:
-        return "%s cannot be read: %s" % (name, exc.strerror)
+        raise fs_image.ImageError("%s cannot be read: %s" % (name, exc.strerror)) from None
     if len(data) > 2 * FLASH_SIZE:
-        return "%s is not a UF2 file for the Pico (more than 4 MB)" % name
+        raise fs_image.ImageError("%s is not a UF2 file for the Pico (more than 4 MB)" % name)
+    return data, name
+
+
+def uf2_problem(path):
+    """None when path is MicroPython for the RP2040 whose filesystem its binary info locates
+    (host_tools.device.image), else why not, in one line: said before Node runs, which would
+    fail with a stack trace."""
     try:
-        blocks = read_uf2(data, name)
-    except ImageError as exc:
-        return "%s%s" % (exc, " (is it the boot ROM?)" if len(data) == BOOTROM_SIZE else "")
-    for n, (address, _payload) in enumerate(blocks):
-        if not FLASH_BASE <= address < FLASH_BASE + FLASH_SIZE:
-            return "%s writes outside the Pico's flash (block %d at 0x%08x)" % (name, n, address)
+        data, name = _read_uf2(path)
+        fs_image.micropython_uf2(data, name)
+    except fs_image.ImageError as exc:
+        return "%s%s" % (exc, " (is it the boot ROM?)" if os.path.getsize(path) == BOOTROM_SIZE
+                         else "")
     return None
+
+
+def fs_layout(path):
+    """(flash offset, blocks) of the littlefs of the MicroPython UF2 at path, from its binary
+    info."""
+    data, name = _read_uf2(path)
+    facts = fs_image.micropython_uf2(data, name)[1]
+    return facts["fs_address"] - FLASH_BASE, facts["fs_size"] // FS_BLOCK
+
+
+def uf2_board(path):
+    """The board the MicroPython UF2 at path names in its binary info (pico, pico_w), or "?"."""
+    data, name = _read_uf2(path)
+    return fs_image.micropython_uf2(data, name)[1]["board"] or "?"
 
 
 def bootrom_problem(path):
     """None when path looks like the RP2040 boot ROM (16 KB, its 'Mu' magic at 0x10), else
     why not, in one line."""
-    name = "the boot ROM %s (MATCHBOX_PICO_BOOTROM)" % _shown(path)
+    name = "the boot ROM %s" % _shown(path)
     try:
         with open(path, "rb") as f:
             data = f.read(BOOTROM_SIZE + 1)
@@ -181,44 +161,15 @@ def bootrom_problem(path):
     return None
 
 
-def _lfs(data=None, blocks=FS_BLOCKS):
-    """littlefs as MicroPython formats it; to read an image, a cache of a whole block (the
-    host's littlefs refuses some files the board wrote, and reads fine, with a 256-byte one)."""
-    from littlefs import LittleFS
-    cache = {} if data is None else {"cache_size": FS_BLOCK}
-    if data is not None:
-        blocks = len(data) // FS_BLOCK
-    fs = LittleFS(block_size=FS_BLOCK, block_count=blocks, prog_size=FS_PROG,
-                  read_size=FS_READ, lookahead_size=FS_LOOKAHEAD, mount=data is None, **cache)
-    if data is not None:
-        fs.context.buffer = bytearray(data)
-        fs.mount()
-    return fs
-
-
-def image(files, blocks=FS_BLOCKS):
-    """A littlefs image of the Pico's filesystem (`blocks` of 4096 bytes: the Pico W's has 212)
-    holding `files` ({board path: bytes})."""
-    fs = _lfs(blocks=blocks)
-    for path in sorted(files):
-        folder = os.path.dirname(path)
-        if folder:
-            fs.makedirs(folder, exist_ok=True)
-        with fs.open(path, "wb") as f:
-            f.write(files[path])
-    return bytes(fs.context.buffer)
+def image(files, blocks):
+    """A littlefs image of the Pico's filesystem (`blocks` of 4096 bytes) holding `files`
+    ({board path: bytes})."""
+    return fs_image.littlefs_image(files, blocks * FS_BLOCK)
 
 
 def read_image(data):
     """{board path: bytes} of every file in a littlefs image."""
-    fs = _lfs(data)
-    out = {}
-    for root, _dirs, names in fs.walk("/"):
-        for name in names:
-            path = (root.rstrip("/") + "/" + name).lstrip("/")
-            with fs.open(path, "rb") as f:
-                out[path] = f.read()
-    return out
+    return fs_image.read_littlefs(data)
 
 
 _staged = {}
@@ -227,38 +178,29 @@ _staged = {}
 def firmware_files(source=False):
     """The tree `matchbox flash` copies, as {board path: bytes} (built once per process)."""
     if source not in _staged:
-        from host_tools.device import build
-        out = tempfile.mkdtemp(prefix="pico-stage-")
-        try:
-            files = {}
-            for name, _sha in build.stage(out, source=source):
-                with open(os.path.join(out, *name.split("/")), "rb") as f:
-                    files[name] = f.read()
-        finally:
-            shutil.rmtree(out, ignore_errors=True)
-        _staged[source] = files
+        _staged[source] = fs_image.box_files(source=source)
     return dict(_staged[source])
 
 
 class EmulatedPico(BoardLink):
-    """One emulated box. `uf2`: the firmware (default: the box's own image, own_image());
-    `files`: the littlefs to start from ({path: bytes}; default nothing for an image that
-    carries the box's code, else the staged firmware as `matchbox flash` copies it);
-    `devices`: display addresses fitted (default: all of the pin map); `timeout`: wall seconds
-    to wait for Node before PicoError; `board`: "pico", or "picow" for the Pico W's image and
-    littlefs place (rp2040js has no CYW43 radio: the box runs, networking fails)."""
+    """One emulated box. `uf2`, `bootrom`: the MicroPython UF2 and the boot ROM (default: the
+    ones given in the environment, given_uf2() and bootrom_path()); `files`: the littlefs to
+    start from ({path: bytes}; default the box as `matchbox flash` copies it); `devices`:
+    display addresses fitted (default: all of the pin map); `timeout`: wall seconds to wait for
+    Node before PicoError. The littlefs goes where the UF2's binary info puts it (a Pico W's
+    UF2 boots too; rp2040js has no CYW43 radio: the box runs, networking fails)."""
 
     emulated = True   # for the simulator's screen: an emulated chip, not the unix port
 
-    def __init__(self, files=None, devices=None, timeout=120.0, uf2=None, board="pico"):
-        reason = missing(uf2)
+    def __init__(self, files=None, devices=None, timeout=120.0, uf2=None, bootrom=None):
+        reason = missing(uf2, bootrom)
         if reason:
             raise PicoError(reason)
-        self.board = board
-        self.fs_offset, self.fs_blocks = FS_LAYOUTS[board]
-        self.uf2 = uf2 or own_image(board)
+        self.uf2 = uf2 or given_uf2()
+        self.bootrom = bootrom or bootrom_path()
+        self.fs_offset, self.fs_blocks = fs_layout(self.uf2)
         if files is None:
-            files = {} if carries_box(self.uf2, board) else firmware_files()
+            files = firmware_files()
         BoardLink.__init__(self, devices, timeout)
         self.files = dict(files)
         self.mode = "off"        # off, running, repl, cut
@@ -294,7 +236,7 @@ class EmulatedPico(BoardLink):
         if self.proc is not None:
             return
         self.proc = subprocess.Popen(
-            [node(), HARNESS, self.uf2, bootrom_path(), resources.PINMAP, "%x" % self.fs_offset,
+            [node(), HARNESS, self.uf2, self.bootrom, resources.PINMAP, "%x" % self.fs_offset,
              str(self.fs_blocks)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0, cwd=NODE_DIR)
         self._buf = b""
@@ -464,7 +406,7 @@ class EmulatedPico(BoardLink):
             return f.read()
 
     def flash_bytes(self, offset, length):
-        """`length` bytes of the flash from `offset` (e.g. the ROMFS partition)."""
+        """`length` bytes of the flash from `offset` (e.g. the littlefs)."""
         path = os.path.join(self._tmp, "region.bin")
         self._start()
         self._send(["R %x %d %s" % (offset, length, path)])

@@ -14,19 +14,18 @@ def make_box(args, record=None, devices=None):
         from host_tools.device.image import ImageError
         from host_tools.virtual import emulated_pico
         uf2 = getattr(args, "uf2", None)
-        reason = emulated_pico.missing(uf2)
+        bootrom = getattr(args, "bootrom", None)
+        reason = emulated_pico.missing(uf2, bootrom)
         if reason:
             raise BoxError("--pico", reason)
-        try:
-            uf2 = uf2 or emulated_pico.own_image()
-            board = emulated_pico.image_board(uf2)   # the Pico W's image keeps its littlefs elsewhere
-        except (ImageError, OSError) as exc:
-            raise BoxError("--pico", str(exc)) from None
-        files = {} if board else emulated_pico.firmware_files()
+        files = emulated_pico.firmware_files()
         if record is not None:
             files["games/current.txt"] = record
-        return emulated_pico.EmulatedPico(files=files, devices=devices, uf2=uf2,
-                                          board=board or "pico")
+        try:
+            return emulated_pico.EmulatedPico(files=files, devices=devices, uf2=uf2,
+                                              bootrom=bootrom)
+        except (ImageError, OSError) as exc:
+            raise BoxError("--pico", str(exc)) from None
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
     if record is not None:

@@ -12,7 +12,10 @@ the old one was in the raw REPL, puts the new one there too, so mpremote's autom
 and `mpremote soft-reset` behave as on a Pico. boot.py/main.py are NOT run on reboot (the
 firmware needs real hardware). `mpremote reset` (machine.reset) does not exist on the unix
 port and fails there. `capacity=N` makes the filesystem report N bytes in os.statvfs and raise
-OSError(ENOSPC) when a write would exceed them, to test a full flash.
+OSError(ENOSPC) when a write would exceed them, to test a full flash; `version="1.27.0"` makes
+the board say it runs that MicroPython (sys.implementation.version, as the host asks for it);
+`bootrom=FILE` makes uctypes.bytearray_at(0, n) read that file as the board's memory
+(`bootrom="refuse"`: raise OSError, as a board that will not let it be read).
 """
 import errno
 import os
@@ -173,7 +176,45 @@ sys.path.insert(0, %r)
 import os
 os.chdir("/")
 sys.path[:] = ["", ".frozen", "lib"]
-for _m in ("sys", "os", "_m"):
+
+
+def _vpico_fakes(version, rom):
+    # `version=`: what `__import__('sys').implementation.version` says (how the host asks);
+    # `bootrom=`: what uctypes.bytearray_at() reads from address 0 on, or an OSError
+    import builtins
+    real_import = builtins.__import__
+
+    class Proxy:
+        def __init__(self, real, **faked):
+            self._real = real
+            for k in faked:
+                setattr(self, k, faked[k])
+
+        def __getattr__(self, name):
+            return getattr(self._real, name)
+
+    faked = {}
+    if version:
+        faked["sys"] = Proxy(sys, implementation=Proxy(
+            sys.implementation, version=tuple(int(x) for x in version.split("."))))
+    if rom:
+        host_open = os._open   # the host's file, not one of the board's
+
+        def bytearray_at(at, n):
+            if rom == "refuse":
+                raise OSError(1)
+            with host_open(rom, "rb") as f:
+                data = f.read()
+            if at + n > len(data):
+                raise OSError(14)
+            return bytearray(data[at:at + n])
+        faked["uctypes"] = Proxy(real_import("uctypes"), bytearray_at=bytearray_at)
+    if faked:
+        builtins.__import__ = lambda name, *a: faked.get(name) or real_import(name, *a)
+
+
+_vpico_fakes(os.getenv("VPICO_VERSION"), os.getenv("VPICO_BOOTROM"))
+for _m in ("sys", "os", "_m", "_vpico_fakes"):
     globals().pop(_m, None)
 '''
 
@@ -185,9 +226,12 @@ class PtyBoardError(MatchboxError):
 class PtyBoard:
     """Context manager: a MicroPython board on a pty. `.port` is the device path."""
 
-    def __init__(self, flash_dir, capacity=None, micropython=None, start_timeout=10.0, trace=False):
+    def __init__(self, flash_dir, capacity=None, micropython=None, start_timeout=10.0, trace=False,
+                 version=None, bootrom=None):
         self.flash_dir = os.path.abspath(flash_dir)
         self.capacity = capacity
+        self.version = version   # "1.27.0": the MicroPython version the board says it runs
+        self.bootrom = bootrom   # a file the board reads as its memory from 0, or "refuse"
         self.micropython = micropython or _find_micropython()
         self.start_timeout = start_timeout
         self.port = None
@@ -268,6 +312,8 @@ class PtyBoard:
         env = dict(os.environ)
         env["VPICO_ROOT"] = self.flash_dir
         env["VPICO_CAPACITY"] = str(self.capacity or 0)
+        env["VPICO_VERSION"] = self.version or ""
+        env["VPICO_BOOTROM"] = self.bootrom or ""
         env["MICROPYPATH"] = ":.frozen:lib"
         self._proc = subprocess.Popen(
             [self.micropython, "-i", os.path.join(self._support, "vpico_boot.py")],

@@ -719,14 +719,10 @@ def test_pin_map_is_consistent():
     assert m["maintenance_key"] == "MENU"
 
 
-def test_pin_map_falls_back_to_the_images_default():
-    """A maker's map on the littlefs wins; without one, the ROMFS image's /rom/pinmap.json."""
+def test_pin_map_is_read_from_the_littlefs_alone():
     here = _map_path()
-    missing = here[: here.rfind("/")] + "/no-such-pinmap.json"
-    assert pins.load(missing, fallback=here) == pins.load(here)
-    assert pins.load(here, fallback=missing)["i2c"]["sda"] == 4   # the fallback is not read
-    assert raises(OSError, pins.load, missing, missing)
-    assert raises(OSError, pins.load, missing, None)   # no fallback: the littlefs error
+    assert pins.load(here)["i2c"]["sda"] == 4
+    assert raises(OSError, pins.load, here[: here.rfind("/")] + "/no-such-pinmap.json")
 
 
 def test_pin_map_problems_are_found():

@@ -10,19 +10,10 @@ import json
 KINDS = ("ht16k33",)
 
 
-def load(path="pinmap.json", fallback="/rom/pinmap.json"):
-    """Return the map as a dict (on the Pico the working directory is `/`).
-
-    A map on the littlefs (a maker's own wiring) wins; without one, the default map the ROMFS
-    image carries. OSError when neither is there.
-    """
-    try:
-        f = open(path)
-    except OSError:
-        if not fallback:
-            raise
-        f = open(fallback)
-    with f:
+def load(path="pinmap.json"):
+    """Return the map as a dict (on the Pico the working directory is `/`, and the map is the
+    one `matchbox flash` or `matchbox uf2` put on the littlefs). OSError when it is not there."""
+    with open(path) as f:
         return json.load(f)
 
 

@@ -59,7 +59,7 @@ def watch_hw(board):
 
 def main():
     opts = options(sys.argv[1:])
-    pinmap = pins.load(fallback=None)   # the firmware's own reader, from the flash folder
+    pinmap = pins.load()   # the firmware's own reader, from the flash folder
     if opts["devices"]:
         devices = [int(a, 16) for a in opts["devices"].split(",") if a]
     else:
