@@ -1,17 +1,21 @@
 """The box's own uplink (box.mqtt_link under the unix port) into a hall served with its
 embedded broker:
 `matchbox sim --uplink` delivers a game whose record in the hall replays to the box's own
-state, a box powered on again sends what the hall lacks, and a hall killed with SIGKILL
-mid-game and started again loses nothing while the box goes on."""
+state, a box powered on again sends what the hall lacks, a hall killed with SIGKILL
+mid-game and started again loses nothing while the box goes on, and a broker that never
+answers or drops every connection holds neither the box's keys nor its journal."""
 import io
 import json
 import os
+import socket
 import subprocess
+import threading
+import time
 
 import pytest
 
 from hall_helpers import (CLI, Hall, acked_past, all_delivered, box_games, enrol, game_ops,
-                          key_in, linked_box)
+                          key_in, linked_box, until)
 from host_tools.reports import replay_portable
 
 pytestmark = pytest.mark.timeout(180)
@@ -177,3 +181,80 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
     assert files[os.path.join("t1", game_id + ".rewritten-2.txt")] == after
     assert "took game %s of t1 again from the box's line 1: the box's record was rewritten; " \
         "the hall's copy is kept as %s.rewritten-2.txt" % (game_id, game_id) in hall.messages()
+
+
+class Stub:
+    """A TCP server on the hall's MQTT port that takes connections and never answers them
+    (`silent`), or closes each as soon as it has read something (`closing`)."""
+
+    def __init__(self, port):
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", port))
+        self.listener.listen(8)
+        self.listener.settimeout(0.1)
+        self.mode = "silent"
+        self.held = []
+        self.accepted = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while self.running:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            if self.mode == "silent":
+                self.held.append(conn)
+                continue
+            conn.settimeout(5)
+            try:
+                conn.recv(1)
+            except OSError:
+                pass
+            conn.close()
+
+    def close(self):
+        self.running = False
+        self.thread.join(5)
+        for conn in self.held:
+            conn.close()
+        self.listener.close()
+
+
+def test_a_broker_that_never_answers_or_drops_holds_neither_keys_nor_journal(hall, tmp_path):
+    """Under the unix port, the box's own link against a server on the broker's port that
+    takes the connection and says nothing (no CONNACK), then one that closes every
+    connection: the box answers every key as without a link, its link gives up and tries
+    again; once the hall takes that port, every line is delivered."""
+    stub = Stub(hall.mqtt)
+    flash = str(tmp_path / "flash")
+    ops, game = game_ops(13, SETUP, 40)
+    half = len(ops) // 2
+    try:
+        with linked_box(flash, hall.url) as box:
+            box.boot()
+            for op in ops[:half]:
+                key_in(box, op)
+            assert until(lambda: (box.advance(50), box.link["dropped"])[1] >= 1, 30), box.link
+            assert box.link["why"] == "no answer from the broker" and stub.accepted >= 1
+            assert not box.link["connected"]
+            stub.mode = "closing"
+            closed = box.link["dropped"]
+            for op in ops[half:]:
+                key_in(box, op)
+            assert until(lambda: (box.advance(50), box.link["dropped"])[1] >= closed + 2, 60)
+            assert box.link["why"] in ("the broker closed the connection", "socket error 104")
+            from tycoon import state
+            assert box.state() == json.loads(state.to_json(game))   # every key taken
+            stub.close()
+            time.sleep(0.2)
+            hall.start()
+            assert all_delivered(box, 60) is True
+    finally:
+        stub.close()
+    [(game_id, data)] = box_games(flash)
+    assert hall.files() == {os.path.join("t1", game_id + ".txt"): data}

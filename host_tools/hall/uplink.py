@@ -1,9 +1,9 @@
 """The host's side of a box's uplink: the box's settings for the hall, and how far the hall
 has got with a simulated box's journal.
 
-The uplink itself is the firmware's (box.uplink's Cursor, carried by box.mqtt_link over
-umqtt); on a Pico W it runs over Wi-Fi, in the simulator under the unix port, which tells the
-host what it learns in `@u` lines (VBox.link). This module writes the settings file the box
+The uplink itself is the firmware's (box.uplink's Cursor, carried by box.mqtt_link, the
+box's own MQTT client); on a Pico W it runs over Wi-Fi, in the simulator under the unix
+port, which tells the host what it learns in `@u` lines (VBox.link). This module writes the settings file the box
 reads (`hall.json`: the broker, the box's account, the Wi-Fi network), reads a flash folder's
 games as the cursor sends them (`Flash`), and waits until the hall has acknowledged every
 line (`deliver`, for `matchbox sim --uplink`).

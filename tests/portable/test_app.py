@@ -278,6 +278,48 @@ def test_quick_reference_cycles_values_and_costs():
     assert app.view.mode == A.PLAY
 
 
+def test_the_menu_and_the_reference_are_loaded_only_while_they_are_used():
+    """box.setup and box.ref are imported when they open and let go (out of sys.modules) once
+    a game starts from the menu or the reference closes; the menu opens again with the last
+    setup the journal keeps, the reference as before."""
+    import box
+    box.forget("box.setup")   # loaded by the tests before
+    app, bus, clock, journal = started()
+    assert "box.setup" not in sys.modules and app.setup is None   # resumed: no menu loaded
+    press(app, "MENU")
+    assert "box.ref" in sys.modules
+    press(app, "3")
+    assert screen(app, bus).startswith("3-3.0")
+    press(app, "DEL")
+    assert app.view.mode == A.PLAY and "box.ref" not in sys.modules
+    press(app, "MENU", "3")
+    assert screen(app, bus).startswith("3-3.0")          # loaded again
+    app.key(K.LONG | K.MENU)                              # the menu, from the reference
+    app.step()
+    assert "box.ref" not in sys.modules and "box.setup" in sys.modules
+    assert screen(app, bus).startswith("PL 4")
+    press(app, "3", *(["PLAY"] * 8))                      # a 3-player game starts
+    assert app.game.players == 3 and app.view.mode == A.PLAY
+    assert "box.setup" not in sys.modules and app.setup is None
+    app.key(K.LONG | K.MENU)
+    app.step()
+    assert screen(app, bus).startswith("PL 3")            # the journal's last setup
+    press(app, "4", "MENU")                               # back to the game, the menu kept
+    assert app.view.mode == A.PLAY and app.setup.players == 4
+
+
+def test_a_setup_the_journal_could_not_keep_stays_with_the_menu():
+    app, bus, clock, journal = make_box()
+    def full(*args):
+        raise OSError(28)
+    journal.save_setup = full                             # no room to save the setup
+    press(app, "5", *(["PLAY"] * 10))
+    assert app.game.players == 5 and "box.setup" in sys.modules
+    app.key(K.LONG | K.MENU)
+    app.step()
+    assert screen(app, bus).startswith("PL 5")
+
+
 def test_one_display_pages_through_the_panels():
     app, bus, clock, journal = started(ndisplays=1)
     seen = []

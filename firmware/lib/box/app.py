@@ -3,6 +3,10 @@
 Modes: SETUP (the new-game menu), PLAY (entering plays), REF (quick reference) and
 FINISHED (the final ranking). Errors and announcements are shown for a moment on top of
 any mode and never wait for a key: the next key press clears them and is handled at once.
+
+The setup menu (box.setup) is imported when it opens and let go once a game starts from it
+(the choices it had are the journal's to remember), so a game is played without it in the
+heap: the official MicroPython loads a module's code from the Pico's filesystem into RAM.
 """
 try:
     from micropython import const
@@ -10,13 +14,13 @@ except ImportError:
     def const(x):
         return x
 
+import box
 from box import ticks
 from box import keys as K
 from box import panels, screens
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
 from box.entry import Entry
 from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
-from box.setup import COMPLETE, TOO_MANY, Setup
 from tycoon import game as engine
 from tycoon.state import to_json
 
@@ -44,9 +48,9 @@ class App:
         self.clock = ticks_ms
         self.emit = emit
         self.game = None
-        self.setup = Setup()
+        self.setup = None           # the setup menu (box.setup's Setup) while it is in use
         self.entry = Entry()        # the play being keyed
-        self.view = screens.View(self.setup)   # mode, overlay and what they show
+        self.view = screens.View()  # mode, overlay and what they show
         self.buf = bytearray(panels.SIZE * MAX_PANELS)
         self.count = 0              # panels drawn
         self.until = 0              # end of the error or announcement on screen
@@ -65,14 +69,12 @@ class App:
 
     def boot(self):
         """Resume the journalled game, or open the setup menu."""
-        saved = self.journal.load_setup()
-        if saved:
-            self.setup.restore(saved)
+        self.setup = None   # the menu opens with the journal's last setup
         game, _dropped = self.journal.resume()
         self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         if game is not None:
             self.game = game
-            self._home()
+        self._home()
         j = self.journal
         if j.lost or j.repaired:
             self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
@@ -85,7 +87,23 @@ class App:
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""
         game = self.game
-        self.view.mode = SETUP if game is None else (FINISHED if game.finished else PLAY)
+        if game is None:
+            self._menu()
+        else:
+            self.view.mode = FINISHED if game.finished else PLAY
+
+    def _menu(self):
+        """Open the setup menu at its first item, with the choices it had, or the journal's
+        last setup when box.setup is not loaded."""
+        box.forget("box.ref")   # when it opens from the quick reference
+        if self.setup is None:
+            from box.setup import Setup
+            self.setup = Setup()
+            saved = self.journal.load_setup()
+            if saved:
+                self.setup.restore(saved)
+        self.setup.begin()
+        self.view.mode = SETUP
 
     def new_game(self, now):
         s = self.setup
@@ -101,7 +119,10 @@ class App:
             self.journal.save_setup(s.players, s.dealer, engine.EXPANSIONS[s.expansion],
                                     s.revolution, s.sticks, s.hands[:s.players])
         except OSError:
-            pass   # only the menu's memory of these choices is lost; the game is safe
+            pass   # the game is safe; the menu keeps these choices only while it is loaded
+        else:   # the journal remembers them: the menu goes until it opens again
+            self.setup = None
+            box.forget("box.setup")
         self.game = game
         self._home()
         self.entry.clear()
@@ -159,20 +180,21 @@ class App:
         code = event & K.CODE
         if event & K.LONG:
             if code == K.MENU:
-                self.view.mode = SETUP
-                self.setup.begin()
+                self._menu()
             elif code == K.DEL and self.view.mode == PLAY:
                 self.entry.clear()
         elif self.view.mode == SETUP:
             self._setup_key(code, now)
         elif self.view.mode == REF:
-            self._ref_key(code)
+            from box import ref
+            if ref.key(self.view, code):
+                self._home()
+                box.forget("box.ref")
         elif self.view.mode == FINISHED:
             if code == K.UNDO:
                 self._undo()
             elif code == K.MENU:
-                self.view.mode = SETUP
-                self.setup.begin()
+                self._menu()
         else:
             self._play_key(code, now)
         if not self.drawn:   # PLAY, PASS and UNDO draw and send before the flash is written
@@ -265,21 +287,10 @@ class App:
         self._emit()
         self.journal.checkpoint(game)
 
-    # --- quick reference ----------------------------------------------------------------------
-
-    def _ref_key(self, code):
-        if code <= K.H:
-            if code == self.view.ref_face:
-                self.view.ref_index += 1
-            else:
-                self.view.ref_face = code
-                self.view.ref_index = 0
-        elif code == K.MENU or code == K.DEL:
-            self._home()
-
     # --- setup menu --------------------------------------------------------------------------
 
     def _setup_key(self, code, now):
+        from box.setup import COMPLETE, TOO_MANY
         s = self.setup
         if code < K.G:   # the hex digits set the item
             if not s.digit(code):

@@ -20,6 +20,7 @@ from struct import pack, unpack_from
 
 from tycoon.game import pack_game
 from tycoon.writer import HEADERS, action_text, header_text, tagged
+from box import forget
 from box.store import Store
 
 try:
@@ -396,11 +397,8 @@ class Journal:
         else holding them, their heap goes back to the game. Loaded by someone else (a host tool), it stays. Reading again reloads it."""
         if self._loaded:
             self._loaded = False
-            import tycoon
             for name in _LOADED:
-                sys.modules.pop("tycoon." + name, None)
-                if hasattr(tycoon, name):
-                    delattr(tycoon, name)
+                forget("tycoon." + name)
 
     def _count_rest(self, path, size):
         # The lines from byte `size` to the end (a last one without a newline counts).

@@ -20,11 +20,14 @@ blocks (lwIP's resolver on a Pico W: up to its timeout when the DNS server does 
 a hall given by name can hold one step that long, once per attempt; give an IP address
 (what `matchbox hall enrol --host` prints) to keep every step short.
 
-Built on micropython-lib's umqtt.simple (lib/umqtt, unchanged): its client forms the packets
-(its _send_str, ping) and parses a received PUBLISH (wait_msg, with its PUBACK); `Client`
-below changes what does not fit a loop that must not wait: the connect (umqtt's blocks on the
-socket and on CONNACK), publish (umqtt's waits for PUBACK) and subscribe (waits for SUBACK).
-Umqtt writes to and reads from `_Wire`, a buffer this module moves to and from the socket.
+The MQTT 3.1.1 client is this module's own (the packets below, written from the OASIS
+standard): the box needs five packets out (CONNECT with user, password and a clean session;
+PUBLISH at QoS 1; SUBSCRIBE; PUBACK; PINGREQ) and five in, and a loop that never waits for
+the broker. No MicroPython MQTT client on PyPI fits that loop: micropython-lib's umqtt blocks
+on the socket in its connect, publish and subscribe, and the asyncio clients need a scheduler
+the box does not run. A packet from the broker is read whole into a bounded buffer
+(_MAX_PACKET) before it is looked at, and one that is malformed, too long or not expected
+drops the connection, never the box.
 """
 import json
 import select
@@ -32,7 +35,6 @@ import socket   # pyright: ignore[reportMissingImports]  (the Pico W's; the stub
 
 from box import ticks
 from box.uplink import Cursor, message
-from umqtt.simple import MQTTClient
 
 try:
     from micropython import const
@@ -55,8 +57,8 @@ _BACKOFF_MAX = const(16000)
 _READ = const(512)            # bytes read from the socket at most in one step
 _MAX_PACKET = const(1100)     # a packet from the broker larger than this drops the connection
 _LINES = const(1)             # lines published at most in one step (a next() on a Pico: ms)
-_STALLS = const(3)            # sent again this many times with no acknowledgement: connect
-                              # again (a connection the broker no longer routes acks to)
+_STALLS = const(3)            # sent again this many times with no acknowledgement between:
+                              # connect again (a connection the broker no longer routes acks to)
 _FIRST_ACK_MS = const(1000)   # subscribed and no acknowledgement (a hall that has none for
                               # this box yet): send from the first line of the oldest game
 
@@ -66,6 +68,15 @@ _TCP = const(1)       # TCP connect under way
 _CONNACK = const(2)   # CONNECT sent, waiting for CONNACK
 _SUBACK = const(3)    # SUBSCRIBE sent, waiting for SUBACK
 _UP = const(4)        # subscribed: lines go out
+
+# MQTT 3.1.1's packet types (the high nibble of a packet's first byte)
+_P_CONNECT = const(0x10)
+_P_CONNACK = const(0x20)
+_P_PUBLISH = const(0x30)
+_P_PUBACK = const(0x40)
+_P_SUBSCRIBE = const(0x82)   # with the flags the standard fixes for it (0b0010)
+_P_SUBACK = const(0x90)
+_P_PINGRESP = const(0xD0)
 
 _EAGAIN = (11, 115, 114)   # EAGAIN, EINPROGRESS, EALREADY (MicroPython's and Linux's numbers)
 _FAIL = const(0x18)        # POLLERR | POLLHUP
@@ -135,91 +146,66 @@ def _is_game(game):
     return True
 
 
-class _Wire:
-    """What umqtt's client takes for its socket: writes go into `out` (the link sends them as
-    the socket takes them), reads come from the one whole packet received in `data`."""
+# --- MQTT 3.1.1's packets ------------------------------------------------------------------
 
-    def __init__(self):
-        self.out = bytearray()
-        self.data = b""
-        self.at = 0
-
-    def write(self, buf, n=None):
-        self.out += buf if n is None else buf[:n]
-
-    def read(self, n):
-        at = self.at
-        self.at = at + n
-        return self.data[at:at + n]
-
-    def setblocking(self, flag):
-        pass
-
-    def close(self):
-        pass
-
-
-class Client(MQTTClient):
-    """umqtt's client whose packets go to a _Wire: nothing here waits for the broker."""
-
-    def __init__(self, box, server, port, password):
-        MQTTClient.__init__(self, ("box-" + box).encode(), server, port, box.encode(),
-                            password.encode(), _KEEPALIVE_S)
-        self.sock = _Wire()
-
-    def hello(self):
-        """The CONNECT packet (clean session, user and password, keepalive), as umqtt's
-        connect() forms it, without its socket and without waiting for CONNACK."""
-        head = bytearray(b"\x10\0\0\0\0\0")   # its last 0: the protocol name's length's
-        var = bytearray(b"\x04MQTT\x04\xc2\0\0")   # high byte, as umqtt writes it
-        var[7] = self.keepalive >> 8
-        var[8] = self.keepalive & 0xFF
-        user = self.user or b""
-        pswd = self.pswd or b""
-        size = 10 + 2 + len(self.client_id) + 2 + len(user) + 2 + len(pswd)
-        w = self.sock
-        w.write(head, _length(head, size) + 1)
-        w.write(var)
-        self._send_str(self.client_id)
-        self._send_str(user)
-        self._send_str(pswd)
-
-    def _next_pid(self):
-        self.pid = self.pid % 65535 + 1   # umqtt's counts past 65535, which "!H" cannot pack
-        return self.pid
-
-    def publish(self, topic, msg, retain=False, qos=0):
-        """Publish without waiting for the PUBACK (QoS 0 or 1)."""
-        head = bytearray(b"\x30\0\0\0\0")
-        head[0] |= qos << 1 | retain
-        size = 2 + len(topic) + len(msg) + (2 if qos else 0)
-        w = self.sock
-        w.write(head, _length(head, size))
-        self._send_str(topic)
-        if qos:
-            pid = self._next_pid()
-            w.write(bytes((pid >> 8, pid & 0xFF)))
-        w.write(msg)
-
-    def subscribe(self, topic, qos=0):
-        """Send SUBSCRIBE and return its packet id; the link checks the SUBACK when it comes."""
-        pid = self._next_pid()
-        w = self.sock
-        w.write(bytes((0x82, 2 + 2 + len(topic) + 1, pid >> 8, pid & 0xFF)))
-        self._send_str(topic)
-        w.write(bytes((qos,)))
-        return pid
-
-
-def _length(head, size):
-    """Write MQTT's remaining length `size` into head from byte 1; the header's length."""
-    i = 1
+def _encode(first, *parts):
+    """One packet: its first byte, the remaining length (MQTT 3.1.1, 2.2.3: seven bits a byte,
+    the least significant first, the top bit set while another follows; at most four bytes)
+    and `parts` one after the other."""
+    size = 0
+    for part in parts:
+        size += len(part)
+    if size > 0xFFFFFFF:
+        raise ValueError("over 256 MB")
+    out = bytearray((first,))
     while size > 0x7F:
-        head[i] = (size & 0x7F) | 0x80
+        out.append(size & 0x7F | 0x80)
         size >>= 7
+    out.append(size)
+    for part in parts:
+        out += part
+    return out
+
+
+def _field(data):
+    """A string in a packet: its length in two bytes, the high one first, then its bytes."""
+    if len(data) > 0xFFFF:
+        raise ValueError("a field over 64 KB")
+    return len(data).to_bytes(2, "big") + data
+
+
+def _remaining(buf):
+    """(remaining length, where the variable header starts) of the packet at the start of
+    `buf`; None while its fixed header is not all in; ValueError when the length does not end
+    within four bytes."""
+    size = 0
+    i = 1
+    while i < len(buf):
+        b = buf[i]
+        size |= (b & 0x7F) << (7 * i - 7)
         i += 1
-    head[i] = size
-    return i + 1
+        if not b & 0x80:
+            return size, i
+        if i > 4:
+            raise ValueError("a packet with a bad length")
+    return None
+
+
+def _publish_in(packet, at):
+    """(topic, payload, packet id: b"" at QoS 0) of the whole PUBLISH `packet` whose variable
+    header starts at `at`; ValueError saying what is wrong (the box subscribes at QoS 1, so a
+    QoS 2 message is refused; QoS 3 is no QoS)."""
+    qos = packet[0] >> 1 & 3
+    if qos > 1:
+        raise ValueError("a QoS %d message" % qos)
+    end = len(packet)
+    if at + 2 > end:
+        raise ValueError("a malformed packet")
+    topic = at + 2 + (packet[at] << 8 | packet[at + 1])
+    body = topic + 2 * qos
+    if body > end or qos and not packet[topic] | packet[topic + 1]:
+        raise ValueError("a malformed packet")
+    return packet[at + 2:topic], packet[body:], packet[topic:body]
 
 
 class Wifi:
@@ -291,9 +277,9 @@ class Link:
 
     def __init__(self, settings, cursor, clock, wifi, tell=None):
         self.box = settings["box"]
-        self.client = Client(self.box, settings["host"], settings.get("port", 1883),
-                             settings["password"])
-        self.client.set_callback(self._message)
+        self.server = settings["host"]
+        self.port = settings.get("port", 1883)
+        self.password = settings["password"]
         self.journal_topic = ("matchbox/%s/journal" % self.box).encode()
         self.ack_topic = ("matchbox/%s/ack" % self.box).encode()
         self.cursor = cursor
@@ -304,12 +290,14 @@ class Link:
         self.sock = None
         self.poll = None
         self.inb = b""
+        self.out = bytearray()   # what waits to go out (at most one packet and a PUBACK)
+        self.pid = 0         # the last packet id used
         self.since = 0       # when the current state began
         self.heard = 0       # when the broker last sent something
         self.said = 0        # when the link last sent something
         self.retry_at = clock()
         self.backoff = _BACKOFF_MS
-        self.sub_pid = 0
+        self.sub_pid = b""   # SUBSCRIBE's packet id
         self.refused = None  # CONNACK's code of the last refusal
         self.dropped = 0     # connections closed (lost, timed out, refused)
         self.bad = 0         # messages from the broker that were refused
@@ -343,8 +331,8 @@ class Link:
             if ticks.diff(now, self.heard) > _KEEPALIVE_S * 1500:
                 self._drop(now, "the broker is silent")
                 return
-            if not self.client.sock.out and ticks.diff(now, self.said) > _KEEPALIVE_S * 500:
-                self.client.ping()
+            if not self.out and ticks.diff(now, self.said) > _KEEPALIVE_S * 500:
+                self.out += b"\xc0\x00"   # PINGREQ
             self._write(now)
         except OSError as exc:
             self._drop(now, "socket error %s" % (exc.args[0] if exc.args else "?"))
@@ -354,8 +342,8 @@ class Link:
     # --- connecting ----------------------------------------------------------------------------
 
     def _open(self, now):
-        c = self.client
-        addr = socket.getaddrinfo(c.server, c.port)[0][-1]   # a name: a DNS lookup (see above)
+        # a name: a DNS lookup (see above)
+        addr = socket.getaddrinfo(self.server, self.port)[0][-1]
         s = socket.socket()
         s.setblocking(False)
         try:
@@ -380,10 +368,12 @@ class Link:
             self._drop(now, "connection refused")
             return
         self.poll.modify(self.sock, select.POLLIN)
-        c = self.client
-        c.sock.out = bytearray()
-        c.pid = 0
-        c.hello()
+        box = self.box.encode()
+        # CONNECT: the protocol's name and level (4: 3.1.1), the flags user name, password and
+        # clean session, the keepalive; the client id, the user name and the password
+        self.out = _encode(_P_CONNECT, b"\x00\x04MQTT\x04\xc2", _KEEPALIVE_S.to_bytes(2, "big"),
+                           _field(b"box-" + box), _field(box), _field(self.password.encode()))
+        self.pid = 0
         self.inb = b""
         self.state = _CONNACK
         self.since = self.heard = now
@@ -403,7 +393,7 @@ class Link:
         self.poll = None
         self.inb = b""
         self.stalls = 0
-        self.client.sock.out = bytearray()
+        self.out = bytearray()
         self.state = _WIFI
         self.retry_at = now + self.backoff
         self.backoff = min(self.backoff * 2, _BACKOFF_MAX)
@@ -412,7 +402,7 @@ class Link:
     # --- the wire ------------------------------------------------------------------------------
 
     def _write(self, now):
-        out = self.client.sock.out
+        out = self.out
         if not out:
             return
         try:
@@ -423,7 +413,7 @@ class Link:
             return
         if n:
             self.said = now
-            self.client.sock.out = out[n:]
+            self.out = out[n:]
 
     def _read(self, now):
         if not self.poll.poll(0):
@@ -440,54 +430,45 @@ class Link:
         self.heard = now
         inb = self.inb + data
         while len(inb) >= 2:
-            size = 0
-            shift = 0
-            i = 1
-            while True:   # the remaining length: at most 4 bytes
-                if i >= len(inb):
-                    self.inb = inb
-                    return
-                b = inb[i]
-                size |= (b & 0x7F) << shift
-                i += 1
-                if not b & 0x80:
-                    break
-                shift += 7
-                if i > 4:
-                    self._drop(now, "a packet with a bad length from the broker")
-                    return
-            end = i + size
+            try:
+                got = _remaining(inb)
+            except ValueError as exc:
+                self._drop(now, "%s from the broker" % exc)
+                return
+            if got is None:
+                break
+            size, at = got
+            end = at + size
             if end > _MAX_PACKET:
                 self._drop(now, "a packet of %d bytes from the broker" % end)
                 return
             if end > len(inb):
                 break
-            if not self._packet(inb[:end], i, now):
+            if not self._packet(inb[:end], at, now):
                 return
             inb = inb[end:]
         self.inb = inb
 
-    def _packet(self, packet, body, now):
-        """Handle one whole packet (its body from byte `body`); False when it dropped the
-        connection."""
-        op = packet[0] & 0xF0
-        c = self.client
-        if op == 0x30 or op == 0xD0:   # PUBLISH (the hall's ack) or PINGRESP: umqtt's reader
-            if op == 0x30 and packet[0] & 6 == 4:
-                self._drop(now, "a QoS 2 message from the broker")
-                return False
-            w = c.sock
-            w.data = packet
-            w.at = 0
+    def _packet(self, packet, at, now):
+        """Handle one whole packet (its variable header from byte `at`); False when it dropped
+        the connection."""
+        first = packet[0]
+        op = first & 0xF0
+        if op == _P_PUBLISH:   # the hall's acknowledgement
             try:
-                c.wait_msg()
-            except (IndexError, AssertionError):
-                self._drop(now, "a malformed packet from the broker")
+                topic, msg, pid = _publish_in(packet, at)
+            except ValueError as exc:
+                self._drop(now, "%s from the broker" % exc)
                 return False
+            if pid:
+                self.out += _encode(_P_PUBACK, pid)
+            self._message(topic, msg)
             return True
-        if op == 0x40:   # PUBACK: the broker has a line (the hall's ack says delivered)
+        if first == _P_PUBACK and len(packet) == 4:   # the broker has a line (the hall's
+            return True                              # acknowledgement says it is delivered)
+        if first == _P_PINGRESP and len(packet) == 2:
             return True
-        if op == 0x20 and self.state == _CONNACK and len(packet) == 4:
+        if first == _P_CONNACK and self.state == _CONNACK and len(packet) == 4:
             if packet[3]:
                 self.refused = packet[3]
                 if self.tell:
@@ -496,14 +477,15 @@ class Link:
                 return False
             self.refused = None
             self.cursor.connected()
-            self.sub_pid = c.subscribe(self.ack_topic, 1)
+            self.sub_pid = pid = self._next_pid()
+            self.out += _encode(_P_SUBSCRIBE, pid, _field(self.ack_topic), b"\x01")   # QoS 1
             self.state = _SUBACK
             self.since = now
             if self.tell:
                 self.tell("c")
             return True
-        if op == 0x90 and self.state == _SUBACK and len(packet) == 5:
-            if packet[2] << 8 | packet[3] != self.sub_pid or packet[4] & 0x80:
+        if first == _P_SUBACK and self.state == _SUBACK and len(packet) == 5:
+            if packet[2:4] != self.sub_pid or packet[4] & 0x80:
                 if self.tell:
                     self.tell("s")
                 self._drop(now, "the broker refused the subscription")
@@ -512,11 +494,17 @@ class Link:
             self.since = now
             self.backoff = _BACKOFF_MS
             return True
-        self._drop(now, "an unexpected packet 0x%02x from the broker" % packet[0])
+        self._drop(now, "an unexpected packet 0x%02x from the broker" % first)
         return False
 
+    def _next_pid(self):
+        """The next packet id (1-65535, then 1 again), as its two bytes."""
+        self.pid = self.pid % 65535 + 1
+        return self.pid.to_bytes(2, "big")
+
     def _message(self, topic, msg):
-        """umqtt's callback: the hall's acknowledgement; anything else is counted and left."""
+        """A message from the broker: the hall's acknowledgement; anything else is counted and
+        left."""
         if topic != self.ack_topic:
             self.bad += 1
             return
@@ -545,12 +533,14 @@ class Link:
         if cursor.resting(now, ticks.diff):
             return
         for _ in range(_LINES):
-            if self.client.sock.out:   # the packet before is not all on its way yet
+            if self.out:   # the packet before is not all on its way yet
                 return
             item = cursor.next(now)
             if item is None:
                 return
-            self.client.publish(self.journal_topic, message(item).encode(), False, 1)
+            # PUBLISH at QoS 1, not retained
+            self.out += _encode(_P_PUBLISH | 2, _field(self.journal_topic), self._next_pid(),
+                                message(item).encode())
             self.sent += 1
             self._write(now)
 

@@ -1,9 +1,10 @@
 """What the displays show in each mode of the app, drawn into its panel buffer.
 
 `draw(app, nd)` fills `app.buf` with the panels of what `app.view` says is on screen (the
-mode, or the error, announcement or notice on top of it), from `app.game` and the play being
-keyed (`app.entry`), for `nd` displays, and returns how many panels it drew; the app pages
-them over its displays and sends them. Those four fields are all it reads of the app. Nothing
+mode, or the error, announcement or notice on top of it), from `app.game`, the play being
+keyed (`app.entry`) and the setup menu while it is open (`app.setup`), for `nd` displays, and
+returns how many panels it drew; the app pages them over its displays and sends them. Those
+five fields are all it reads of the app. Nothing
 here allocates: panels are drawn from bytes constants and the game's ints. What each panel
 means: docs/display.md.
 """
@@ -15,7 +16,6 @@ except ImportError:
 
 from box import panels
 from tycoon import game as engine
-from tycoon.cards import becomes
 
 # The app's modes.
 SETUP = const(0)     # the new-game menu
@@ -60,14 +60,13 @@ class View:
     """What is on screen besides the game and the entry: the app's mode, what lies on top of
     it, and what those show. The app sets it; draw() reads it."""
 
-    def __init__(self, setup):
+    def __init__(self):
         self.mode = SETUP
         self.overlay = NONE
         self.err = 0          # ERROR: the slot of its text (error_slot)
         self.event = 0        # ANNOUNCE: the play's event flags
         self.ref_face = -1    # REF: the face looked up (-1: none yet), the option shown
         self.ref_index = 0
-        self.setup = setup    # SETUP: the menu, which draws its own panel
         self.full = False     # NOTICE: no room to keep the damaged record, lines repaired,
         self.repaired = 0     # lines lost
         self.lost = 0
@@ -102,11 +101,12 @@ def draw(app, nd):
     elif view.overlay == NOTICE:
         n = notice(buf, view)
     elif view.mode == SETUP:
-        view.setup.draw(buf, 0)
+        app.setup.draw(buf, 0)   # the menu draws its own item
         panels.text(buf, 1, b"SEt")
         n = 2
     elif view.mode == REF:
-        n = ref(app)
+        from box import ref   # loaded while the quick reference is open
+        n = ref.draw(app)
     elif view.mode == FINISHED:
         n = ranking(app)
     elif app.entry.keyed():
@@ -268,23 +268,3 @@ def ranking(app):
         n += 1
     return n
 
-
-def ref(app):
-    """The quick reference: a face, a value it can become and the sticks it costs ('3-9.1')."""
-    buf = app.buf
-    view = app.view
-    panels.text(buf, 1, b"rEF")
-    if view.ref_face < 0:
-        panels.text(buf, 0, b"rEF")
-        panels.text(buf, 1, b"----")
-        return 2
-    values = app.game.values if app.game is not None else view.setup.values()
-    options = becomes(view.ref_face, values)
-    value, c = options[view.ref_index % len(options)]
-    panels.clear(buf, 0)
-    panels.card(buf, 0, 0, view.ref_face)
-    panels.put(buf, 0, 1, panels.DASH)
-    panels.card(buf, 0, 2, value)
-    panels.dot(buf, 0, 2)
-    panels.number(buf, 0, 3, 1, c)
-    return 2

@@ -12,7 +12,7 @@ hall drops duplicates by line number, so sending again costs nothing.
 
 A game's id is its number on the box and the CRC-32 of its first six lines (its header), as
 host_tools/hall/protocol.py says. Hand-written: the journal's layout is the box's own and no
-library reads it; the MQTT client itself is micropython-lib's umqtt (box.mqtt_link).
+library reads it; the MQTT client is the box's own too (box.mqtt_link says why).
 """
 import json
 from binascii import crc32

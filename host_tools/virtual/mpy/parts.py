@@ -430,7 +430,7 @@ class VirtualBoard:
 
     def dump(self):
         """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
-        the app's mode, whether the hall's link (box.mqtt_link, umqtt) is imported, and the
+        the app's mode, whether the hall's link (box.mqtt_link) is imported, and the
         game as state JSON."""
         from tycoon.state import to_json
         app = getattr(self.hw, "app", None) or getattr(self.pico_hw, "app", None)
@@ -444,7 +444,7 @@ class VirtualBoard:
                     mode = name.lower()
         import gc
         gc.collect()
-        linked = "box.mqtt_link" in sys.modules or "umqtt.simple" in sys.modules
+        linked = "box.mqtt_link" in sys.modules
         send('d {"time": %d, "flash_ops": %d, "heap": %d, "watchdog": %s, "mode": "%s", '
              '"hall_link": %s, "game": %s}' % (
                  self.now, self.flash.ops, gc.mem_alloc(),
