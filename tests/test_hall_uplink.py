@@ -177,3 +177,24 @@ def test_a_record_rewritten_on_the_box_is_taken_and_the_halls_copy_kept(hall, tm
     assert files[os.path.join("t1", game_id + ".rewritten-2.txt")] == after
     assert "took game %s of t1 again from the box's line 1: the box's record was rewritten; " \
         "the hall's copy is kept as %s.rewritten-2.txt" % (game_id, game_id) in hall.messages()
+
+
+def test_a_record_typed_by_hand_reaches_the_hall_as_the_box_took_it(hall, tmp_path):
+    """A typed record copied onto the box, played on and the box powered on again: the hall's
+    copy is the box's record line for line (the box took it as its own, tagged from line 1),
+    and replays to the box's state."""
+    hall.start()
+    flash = tmp_path / "flash"
+    (flash / "games").mkdir(parents=True)
+    (flash / "games" / "current.txt").write_bytes(
+        b"# begun on paper\nPLAYERS 2\r\nhands 5 5   \n1: play 3\nundo\nplay 3")
+    out = sim(str(flash), hall.url, ["4", "PLAY"])
+    assert out.returncode == 0, out.stderr
+    out = sim(str(flash), hall.url, ["PASS"])                     # powered on again, played on
+    assert out.returncode == 0, out.stderr
+    box_state = json.loads(out.stdout)["state"]
+    record = hall.get("/tables/t1.txt")
+    assert record == (flash / "games" / "current.txt").read_bytes()
+    assert record.startswith(b"players 2  #~") and record.count(b"#~") == record.count(b"\n")
+    assert replayed(record) == box_state and box_state["table"] is None   # 3, 4, pass: cleared
+    assert not (flash / "games" / "damaged").exists()
