@@ -177,14 +177,14 @@ class Journal:
         # the game written anew as it writes it (tagged, undo lines played out), before it
         # appends a line to it: then only a record that never had a tag is one a person
         # typed, so its last line without a newline is theirs, not a cut (tycoon.notation).
-        typed = reader.tagged != 1
+        # Such lines are there when the first tagged line is not line 1 (reader.tagged).
         if reader.repaired or (dropped and not self._torn):
             # kept whole first, then the good lines (or the record as repaired) take its place
             self.repaired = len(reader.repaired)
             self.lost = 0 if self._torn else dropped
             self._pending = True
             try:
-                if reader.repaired or typed:
+                if reader.repaired or reader.tagged != 1:
                     self._size = 0
                     self._keep_damaged(self._counted(_record(game, len(game))))
                     lines = len(HEADERS) + len(game)
@@ -197,12 +197,12 @@ class Journal:
                         f.close()
             except OSError:
                 return game, dropped  # _lines stays None: the next write keeps it first
-        elif dropped or typed:
+        elif dropped or reader.tagged != 1:
             # a power cut in an append (the torn line cut off), or a record typed by hand
             # taken: replaced in place through a tmp, so a cut leaves it as it was
             try:
                 self._unsnap()
-                if typed:
+                if reader.tagged != 1:
                     self._size = 0
                     self._atomic(self.current, self._counted(_record(game, len(game))))
                     lines = len(HEADERS) + len(game)
