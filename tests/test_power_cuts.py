@@ -265,3 +265,38 @@ def test_power_cut_at_every_step_of_a_boot_that_keeps_damage(say_count, tmp_path
             k += 1
     say_count("power cuts while a damaged record is kept at boot: %d, nothing lost" % cuts)
     assert cuts > 100
+
+
+def test_power_cut_at_every_step_of_a_boot_that_takes_a_typed_record(say_count, tmp_path):
+    # the box boots on a record typed by hand and loses power after every flash unit of its
+    # taking the record as its own: each cut leaves the typed record or the box's, the next boot
+    # resumes the typed game, and every boot after that too, nothing set aside
+    typed = b"# on paper\nPlayers 2\r\nhands 3 3  \n1: play 5\nPASS"
+    want, error = notation.load(typed.decode().splitlines())
+    assert error is None and len(want) == 2
+    cuts = 0
+    with VBox(flash=str(tmp_path / "flash")) as box:
+        games = os.path.join(box.flash, "games")
+        k = 0
+        while True:
+            if os.path.isdir(games):
+                shutil.rmtree(games)
+            os.makedirs(games)
+            with open(os.path.join(games, "current.txt"), "wb") as f:
+                f.write(typed)
+            mode = box.boot(cut=k)
+            box.kill()
+            for _ in range(2):
+                assert box.boot() == "running", k
+                assert observed(box)[0] == json.loads(state.to_json(want)), k
+                assert box.journal_text().startswith(notation.tagged(1, "players 2").decode()), k
+                assert sorted(os.listdir(games)) in (["current.txt"],
+                                                     ["current.snap", "current.txt"]), k
+                box.kill()
+            if mode != "cut":
+                break
+            cuts += 1
+            k += 1
+    say_count("power cuts while a typed record is taken at boot: %d, the typed game resumed "
+              "every time" % cuts)
+    assert cuts > 100
