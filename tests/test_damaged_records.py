@@ -304,6 +304,18 @@ def test_replay_salvage_shows_the_last_good_state_and_the_intact_lines(tmp_path)
         assert [(r[0], r[1]) for r in rows] == [("9", "damaged"), ("10", "ok"), ("11", "ok")]
         assert rows[1][2] == "2: pass" and rows[2][2] == "1: play 9"
         assert out.endswith("2 of 3 lines from line 9 on check out\n")
+    # typed by hand (no tag): a last line without its newline is as typed, not a cut
+    typed = tmp_path / "typed.txt"
+    typed.write_bytes(b"players 2\nhands 5 5\n1: play 3\n2: plya 4\n1: pass")
+    for runtime in ("cpython", "micropython"):
+        code, out, err = matchbox("replay", "--salvage", "--runtime", runtime, str(typed))
+        assert code == 1 and err == "%s:4: syntax: unknown word 'plya'\n" % typed
+        rows = [line.split(None, 2) for line in out.splitlines()
+                if re.match(r" +\d+  (ok|damaged|untagged) ", line)]
+        assert [(r[0], r[1]) for r in rows] == [("4", "damaged"), ("5", "untagged")]
+    path.write_bytes(bytes(data) + b"2: pass")   # after tagged lines: an append cut short
+    code, out, err = matchbox("replay", "--salvage", str(path))
+    assert code == 1 and out.splitlines()[-2].split() == ["12", "damaged", "2:", "pass"]
     assert matchbox("replay", "--salvage", SAMPLE)[0] == 0
     code, out, err = matchbox("replay", "--salvage", str(tmp_path / "none.txt"))
     assert code == 2 and "cannot read" in err
