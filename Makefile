@@ -15,7 +15,7 @@ NPM := $(shell command -v npm 2>/dev/null)
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-hall package-json clean pico-js power-cuts-pico dist
+.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-typed soak-hall package-json clean pico-js power-cuts-pico dist
 
 all: test
 
@@ -74,6 +74,13 @@ bench-hall: $(STAMP)
 SOAK ?= 100000
 soak-records: $(STAMP)
 	$(BIN)/python tests/record_fuzz.py $(SOAK)
+
+# The typed-records property test of `make test` at scale: TYPED records typed by hand as people
+# write them (default 2000), each put on the box, played on and powered off and on (cut at random
+# flash steps), on CPython and MicroPython; prints the counts, fails on any session that fails.
+TYPED ?= 2000
+soak-typed: $(STAMP)
+	$(BIN)/python tests/test_typed_records.py $(TYPED)
 
 # The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
 # firmware, the pin map and the page's WebAssembly build.

@@ -329,6 +329,27 @@ def snapshot_figures(game):
     return out[0], out[1], snaps
 
 
+def typed_figures(game):
+    """The flash a power-up costs that takes a record typed by hand as the box's own (the game
+    as a person writes it: canonical notation, no tags), and the power-up after it: (erases,
+    bytes programmed) each, and the record's bytes before and after."""
+    ctx, fs = pico_flash()
+    store = LfsStore(fs)
+    store.mkdir("games")
+    typed = notation.write(game).encode()
+    store.write("games/current.txt", [typed])
+    out = []
+    for _ in range(2):
+        before = ctx.mark()
+        back = Journal("games", store).resume()[0]
+        out.append(delta(ctx, before))
+        assert notation.write(back) == notation.write(game)
+    f = store.open("games/current.txt", "rb")
+    taken = len(f.read())
+    f.close()
+    return out[0], out[1], len(typed), taken
+
+
 def undo_times_cpython(game, lengths, repeat=200):
     actions = list(game.actions())
     out = []
@@ -391,6 +412,10 @@ def main(argv=None):
     if snaps:
         print("  a snapshot written: about %.1f erases and %.0f bytes programmed" % (
             (b[0] - a[0]) * n / snaps, (b[2] - a[2]) * n / snaps))
+    taking, after, typed, taken = typed_figures(game)
+    print("A record typed by hand of the %d actions (%d bytes, no tags), taken as the box's own "
+          "at power-up (%d bytes tagged): %d erases, %d bytes programmed; the power-up after "
+          "it: %d erases, %d bytes programmed" % ((n, typed, taken) + taking + after))
     lengths = [n for n in (10, 50, 100, 200, 300, 400, 500, 600) if n <= len(game)]
     cp = undo_times_cpython(game, lengths)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:

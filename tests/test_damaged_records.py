@@ -75,8 +75,10 @@ def test_a_one_character_change_keeps_every_byte_and_the_box_says_so(tmp_path, l
     _g, damage = notation.load(bad.decode().splitlines())
     lost = bad.count(b"\n") - damage[0] + 1
     assert result["displays"][:2] == ["Lo5t", "%4d" % lost]   # LoSt (an S reads 5): it lost something
+    # the good lines (typed by hand), taken as the box's own: the game as the box writes it
+    good, _e = notation.load(bad.decode().splitlines()[:damage[0] - 1])
     assert result["journal"].encode() == b"".join(
-        [x + b"\n" for x in bad.split(b"\n")[:damage[0] - 1]])
+        [notation.tagged(i + 1, t) for i, t in enumerate(notation.write(good).split("\n")[:-1])])
     # a key takes the notice away, and the game goes on from the good lines
     after = boot_flash(tmp_path / "flash", "PASS")
     assert after["displays"][0] != "Lo5t" and after["state"] is not None
@@ -302,6 +304,18 @@ def test_replay_salvage_shows_the_last_good_state_and_the_intact_lines(tmp_path)
         assert [(r[0], r[1]) for r in rows] == [("9", "damaged"), ("10", "ok"), ("11", "ok")]
         assert rows[1][2] == "2: pass" and rows[2][2] == "1: play 9"
         assert out.endswith("2 of 3 lines from line 9 on check out\n")
+    # typed by hand (no tag): a last line without its newline is as typed, not a cut
+    typed = tmp_path / "typed.txt"
+    typed.write_bytes(b"players 2\nhands 5 5\n1: play 3\n2: plya 4\n1: pass")
+    for runtime in ("cpython", "micropython"):
+        code, out, err = matchbox("replay", "--salvage", "--runtime", runtime, str(typed))
+        assert code == 1 and err == "%s:4: syntax: unknown word 'plya'\n" % typed
+        rows = [line.split(None, 2) for line in out.splitlines()
+                if re.match(r" +\d+  (ok|damaged|untagged) ", line)]
+        assert [(r[0], r[1]) for r in rows] == [("4", "damaged"), ("5", "untagged")]
+    path.write_bytes(bytes(data) + b"2: pass")   # after tagged lines: an append cut short
+    code, out, err = matchbox("replay", "--salvage", str(path))
+    assert code == 1 and out.splitlines()[-2].split() == ["12", "damaged", "2:", "pass"]
     assert matchbox("replay", "--salvage", SAMPLE)[0] == 0
     code, out, err = matchbox("replay", "--salvage", str(tmp_path / "none.txt"))
     assert code == 2 and "cannot read" in err

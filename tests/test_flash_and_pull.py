@@ -486,3 +486,31 @@ def test_bad_hall_settings_are_one_line_and_nothing_is_copied(capsys, pico, fw, 
     assert err.startswith("matchbox flash: --hall-settings: ") and why in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "flash" / "lib").exists()
+
+
+def test_pull_of_a_record_typed_by_hand_before_and_after_the_box_took_it(capsys, pico, tmp_path):
+    import json
+    import sys
+    from tycoon import notation, state
+    typed = b"# on paper\r\nPlayers 2\r\nhands 5 5  \r\n1: PLAY 3\r\nundo\r\nplay 3"   # no last LF
+    flash_dir = tmp_path / "flash"
+    (flash_dir / "games").mkdir(parents=True)
+    (flash_dir / "games/current.txt").write_bytes(typed)
+    # copied on, the box not powered up since: the typed game, its last line as typed
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "before"))
+    assert status == 0 and err == "", err
+    game, error = notation.load(typed.decode().splitlines())
+    assert error is None and len(game) == 1
+    assert (tmp_path / "before/current.txt").read_text() == notation.write(game)
+    # powered up and played on: the box's record, pulled plain, replays to the box's state
+    box = subprocess.run([sys.executable, "-m", "host_tools.cli", "sim", "--headless", "--flash",
+                          str(flash_dir), "--keys", "4 PLAY"], capture_output=True, text=True,
+                         timeout=120)
+    assert box.returncode == 0, box.stderr
+    box_state = json.loads(box.stdout)["state"]
+    status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "after"))
+    assert status == 0 and err == "", err
+    pulled, error = notation.load((tmp_path / "after/current.txt").read_text().splitlines())
+    assert error is None and json.loads(state.to_json(pulled)) == box_state
+    assert (tmp_path / "after/current.txt").read_text() == notation.write(pulled)
+    assert not (flash_dir / "games/damaged").exists()

@@ -94,7 +94,7 @@ def test_a_line_that_differs_sets_the_halls_copy_aside(tmp_path):
     t1 = again.table("t1")
     with pytest.raises(records.Refused, match="rewritten; the hall's copy is kept as "
                                               "%s.rewritten-1.txt" % G1):
-        again.store("t1", G1, 2, "dealer 2")
+        again.store("t1", G1, 2, writer.tagged(2, "dealer 2").decode().rstrip("\n"))
     assert t1.ack() == (G1, 0)                       # the box sends its record from line 1
     with open(os.path.join(t1.folder, G1 + ".rewritten-1.txt")) as f:
         assert f.read().splitlines() == lines[:3]
@@ -147,3 +147,76 @@ def test_a_duplicate_of_a_line_just_stored_is_a_duplicate(tmp_path):
         assert tables.store("t1", G1, seq, lines[seq - 1]) == records.STORED
     for seq in range(1, 4):   # the box sends again from an older acknowledgement
         assert tables.store("t1", G1, seq, lines[seq - 1]) == records.DUPLICATE
+
+
+# --- one grammar: the hall refuses a line exactly where the box's reader does -----------------
+
+def _box_stops(lines):
+    """The number of the first line the box's reader refuses (its grammar: repairs aside, the
+    hall repairs nothing), or None."""
+    from tycoon import notation
+    reader = notation.Reader()
+    for seq, text in enumerate(lines, 1):
+        try:
+            reader.feed_bytes(text.encode() + b"\n", repair=False)
+        except notation.NotationError:
+            return seq
+    return None
+
+
+def _hall_stops(folder, lines):
+    tables = records.Tables(folder)
+    for seq, text in enumerate(lines, 1):
+        try:
+            tables.store("t1", G1, seq, text)
+        except records.Refused:
+            return seq
+    return None
+
+
+def _variants(line):
+    """A tagged line damaged in its tag or around it, as flash damage or a hand edit leaves
+    it: the `~` flipped (e.g. `#x3e9e`), a digit flipped, the tag cut, moved or dropped."""
+    body, tag = line[:-8], line[-8:]
+    out = [body + tag.replace("~", ch) for ch in "x-#~ !T"]
+    out += [body + tag[:-1] + ch for ch in "gZ 0f~"]
+    out += [body + tag[:-3], body, body + " " + tag, body + tag + " ", "#~" + body + tag,
+            body + "  # x" + tag[4:], body.upper() + tag, body + tag.replace("  ", " ")]
+    return out
+
+
+def test_the_hall_refuses_a_line_where_the_boxs_reader_does(tmp_path):
+    from tycoon import notation
+    from tycoon.game import Game
+    game = Game(3, hands=[3, 2, 2])
+    texts = notation.header_text(game).split("\n")[:-1] + ["1: play 3", "2: play 5", "3: pass"]
+    box = [writer.tagged(i + 1, t).decode().rstrip("\n") for i, t in enumerate(texts)]
+    checked = 0
+    for at in (0, 3, 6, 7):
+        for bad in _variants(box[at]):
+            lines = box[:at] + [bad] + box[at + 1:]
+            stops = _box_stops(lines)
+            assert _hall_stops(str(tmp_path / ("h%d" % checked)), lines) == stops, (at, bad)
+            checked += 1
+            if at and bad != box[at]:   # after a tagged line every variant is refused (line 1
+                assert stops == at + 1, (at, bad)   # without its tag is a typed beginning)
+    assert checked > 60
+    # the issue's example: `#x3e9e` for `#~3e9e`, a plain comment to an old hall
+    flipped = box[6][:-6] + "x" + box[6][-5:]
+    assert _hall_stops(str(tmp_path / "x"), box[:6] + [flipped]) == 7
+
+
+def test_a_typed_beginning_is_taken_and_an_untagged_line_after_a_tag_refused(tmp_path):
+    typed = ["# begun on paper", "", "PLAYERS 3", "hands 3 2 2   ", "1: play 3 # first"]
+    tagged = [writer.tagged(len(typed) + 1 + i, t).decode().rstrip("\n")
+              for i, t in enumerate(["2: play 5", "3: pass"])]
+    assert _box_stops(typed + tagged) is None
+    assert _hall_stops(str(tmp_path / "a"), typed + tagged) is None
+    for late in ("1: pass", "   ", "# a comment"):   # after a tagged line: only "" is let by
+        lines = typed + tagged + [late]
+        assert _box_stops(lines) == _hall_stops(str(tmp_path / ("b" + late)), lines) == 8
+    lines = typed + tagged + [""]
+    assert _box_stops(lines) is None and _hall_stops(str(tmp_path / "c"), lines) is None
+    for junk in ("plya 3", "1: play", "12345: pass", "1: play 3\u00a0"):   # not notation
+        lines = typed[:4] + [junk]
+        assert _box_stops(lines) == _hall_stops(str(tmp_path / ("d" + junk)), lines) == 5

@@ -258,3 +258,24 @@ def test_a_broker_that_never_answers_or_drops_holds_neither_keys_nor_journal(hal
         stub.close()
     [(game_id, data)] = box_games(flash)
     assert hall.files() == {os.path.join("t1", game_id + ".txt"): data}
+
+
+def test_a_record_typed_by_hand_reaches_the_hall_as_the_box_took_it(hall, tmp_path):
+    """A typed record copied onto the box, played on and the box powered on again: the hall's
+    copy is the box's record line for line (the box took it as its own, tagged from line 1),
+    and replays to the box's state."""
+    hall.start()
+    flash = tmp_path / "flash"
+    (flash / "games").mkdir(parents=True)
+    (flash / "games" / "current.txt").write_bytes(
+        b"# begun on paper\nPLAYERS 2\r\nhands 5 5   \n1: play 3\nundo\nplay 3")
+    out = sim(str(flash), hall.url, ["4", "PLAY"])
+    assert out.returncode == 0, out.stderr
+    out = sim(str(flash), hall.url, ["PASS"])                     # powered on again, played on
+    assert out.returncode == 0, out.stderr
+    box_state = json.loads(out.stdout)["state"]
+    record = hall.get("/tables/t1.txt")
+    assert record == (flash / "games" / "current.txt").read_bytes()
+    assert record.startswith(b"players 2  #~") and record.count(b"#~") == record.count(b"\n")
+    assert replayed(record) == box_state and box_state["table"] is None   # 3, 4, pass: cleared
+    assert not (flash / "games" / "damaged").exists()

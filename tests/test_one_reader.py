@@ -42,7 +42,8 @@ RECORDS = {
     "surrogate": HEADER + b"1: play 3\n# \xed\xa0\x80\n2: pass\n",
     "overlong": HEADER + b"1: play 3\n2: pass # \xc0\xaf\n",
     "long-comment": HEADER + b"1: play 3\n# " + b"c" * 200 + b"\n2: pass\n",
-    "no-last-newline": HEADER + b"1: play 3\n2: pass",
+    "no-last-newline": _journal()[:-5],                          # the box's append cut short
+    "typed-no-last-newline": HEADER + b"1: play 3\n2: pass",     # typed: the last line as it is
     "bom": b"\xef\xbb\xbf" + HEADER + b"1: play 3\n2: pass\n",
     "crlf": (HEADER + b"1: play 3\n2: pass\n").replace(b"\n", b"\r\n"),
     "nul": HEADER + b"1: play 3\n2: pa\x00ss\n",
@@ -91,8 +92,9 @@ def test_replay_gives_one_verdict_on_both_runtimes_and_never_a_traceback(files):
     assert verdicts["surrogate"]["code"] == verdicts["overlong"]["code"] == "not UTF-8 text"
     assert verdicts["long-comment"] == {"line": 4, "kind": "syntax",
                                         "code": "line longer than 200 bytes"}
-    assert verdicts["no-last-newline"]["line"] == 4
+    assert verdicts["no-last-newline"]["line"] == len(JOURNAL)
     assert "cut short" in verdicts["no-last-newline"]["code"]
+    assert verdicts["typed-no-last-newline"] is None
     assert verdicts["repaired-bytes"] is None and verdicts["repaired-cut"] is None
     assert verdicts["repair-refused"] == {"line": 8, "kind": "syntax",
                                           "code": "damaged checksum tag"}

@@ -235,12 +235,10 @@ def flash_files(folder):
     return found
 
 
-def test_power_cut_at_every_step_of_a_boot_that_keeps_damage(say_count, tmp_path):
-    # the box boots on a record damaged in the middle and loses power after every flash unit
-    # of its resume: every original byte stays on the flash, and the next boot resumes the
-    # good lines
-    _clean, bad = damaged_sample()
-    cuts = 0
+def cut_boots(tmp_path, record):
+    """Boot a box on `record` alone in games/current.txt with the power cut after 0, 1, 2, ...
+    flash units, until a boot is not cut: yields (box, games folder, k, boot's mode) after
+    each, the box off."""
     with VBox(flash=str(tmp_path / "flash")) as box:
         games = os.path.join(box.flash, "games")
         k = 0
@@ -249,19 +247,53 @@ def test_power_cut_at_every_step_of_a_boot_that_keeps_damage(say_count, tmp_path
                 shutil.rmtree(games)
             os.makedirs(games)
             with open(os.path.join(games, "current.txt"), "wb") as f:
-                f.write(bad)
+                f.write(record)
             mode = box.boot(cut=k)
             box.kill()
-            assert bad in flash_files(games), k
+            yield box, games, k, mode
             if mode != "cut":
-                break
-            cuts += 1
-            assert box.boot() == "running"
-            assert flash_files(games).count(bad) == 1, k
-            observed(box)
-            game, error = notation.load(box.journal_text().splitlines())
-            assert error is None and game.players == 4 and len(game) == 1, k
-            box.kill()
+                return
             k += 1
+
+
+def test_power_cut_at_every_step_of_a_boot_that_keeps_damage(say_count, tmp_path):
+    # the box boots on a record damaged in the middle and loses power after every flash unit
+    # of its resume: every original byte stays on the flash, and the next boot resumes the
+    # good lines
+    _clean, bad = damaged_sample()
+    cuts = 0
+    for box, games, k, mode in cut_boots(tmp_path, bad):
+        assert bad in flash_files(games), k
+        if mode != "cut":
+            break
+        cuts += 1
+        assert box.boot() == "running"
+        assert flash_files(games).count(bad) == 1, k
+        observed(box)
+        game, error = notation.load(box.journal_text().splitlines())
+        assert error is None and game.players == 4 and len(game) == 1, k
+        box.kill()
     say_count("power cuts while a damaged record is kept at boot: %d, nothing lost" % cuts)
+    assert cuts > 100
+
+
+def test_power_cut_at_every_step_of_a_boot_that_takes_a_typed_record(say_count, tmp_path):
+    # the box boots on a record typed by hand and loses power after every flash unit of its
+    # taking the record as its own: each cut leaves the typed record or the box's, the next boot
+    # resumes the typed game, and every boot after that too, nothing set aside
+    typed = b"# on paper\nPlayers 2\r\nhands 3 3  \n1: play 5\nPASS"
+    want, error = notation.load(typed.decode().splitlines())
+    assert error is None and len(want) == 2
+    cuts = 0
+    for box, games, k, mode in cut_boots(tmp_path, typed):
+        for _ in range(2):
+            assert box.boot() == "running", k
+            assert observed(box)[0] == json.loads(state.to_json(want)), k
+            assert box.journal_text().startswith(notation.tagged(1, "players 2").decode()), k
+            assert sorted(os.listdir(games)) in (["current.txt"],
+                                                 ["current.snap", "current.txt"]), k
+            box.kill()
+        cuts += mode == "cut"
+    say_count("power cuts while a typed record is taken at boot: %d, the typed game resumed "
+              "every time" % cuts)
     assert cuts > 100

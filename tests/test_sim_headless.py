@@ -200,3 +200,36 @@ def test_the_journal_warning_says_what_the_box_does(tmp_path, text, says):
     code, out, err = sim("--headless", "--journal", str(record), "--settle", "10")
     assert code == 0 and err.strip() == str(tmp_path / says)
     assert (json.loads(out)["state"] is None) == ("setup menu" in says)
+
+
+def test_a_record_typed_by_hand_resumes_at_every_power_up(tmp_path):
+    """The issue's steps: a typed record put on the box with --journal and played on, then the
+    box powered on again and again (--flash restarts): both plays every time, nothing put
+    aside; `matchbox replay` and `report` read what the box wrote to the same state."""
+    typed = tmp_path / "h.txt"
+    typed.write_bytes(b"players 2\r\nDealer 1   # on paper\n\nhands 5 5")   # no last newline
+    flash = str(tmp_path / "F")
+    first = run_json("--headless", "--journal", str(typed), "--flash", flash,
+                     "--keys", "3 PLAY 4 PLAY")
+    assert first["state"] is not None and first["displays"][0] != "Lo5t"
+    for keys in ("", "", "UNDO 4 PLAY", ""):
+        out = run_json("--headless", "--flash", flash, "--keys", keys)
+        assert out["state"] == first["state"] and out["displays"] == first["displays"], keys
+    games = os.path.join(flash, "games")
+    assert sorted(os.listdir(games)) == ["current.snap", "current.txt"] or \
+        sorted(os.listdir(games)) == ["current.txt"]
+    path = os.path.join(games, "current.txt")
+    with open(path, "rb") as f:
+        record = f.read()
+    assert record.startswith(notation.tagged(1, "players 2")) and record.count(b"  #~") == \
+        record.count(b"\n") == 6 + 2 + 2        # the box's own: header, two plays, undo, play
+    game, error = notation.load(record.decode().splitlines())
+    assert error is None and json.loads(state.to_json(game)) == first["state"]
+    cli = [sys.executable, "-m", "host_tools.cli"]
+    replay = subprocess.run(cli + ["replay", "--json", path], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert replay.returncode == 0 and json.loads(replay.stdout)["state"] == first["state"]
+    report = subprocess.run(cli + ["report", path, "-o", str(tmp_path / "r.svg")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert report.returncode == 0 and report.stderr == "", report.stderr
+    assert (tmp_path / "r.svg").stat().st_size > 0

@@ -281,3 +281,30 @@ def test_narrow_screen_nothing_overflows(page, tmp_path):
     box = page.locator("#box").bounding_box()
     panel = page.locator("#panel").bounding_box()
     assert panel["x"] >= box["x"] + box["width"] - 1 and panel["y"] < box["y"] + box["height"]
+
+
+def test_a_record_typed_by_hand_loaded_and_reloaded_is_the_boxs_game(page, tmp_path):
+    """A typed record (defaults left out, CRLF, a comment, no last newline) loaded on the page
+    and played on, then the page reloaded (a power cut) twice: the page shows what a box with
+    that record copied onto its flash shows after the same keys and power-ups."""
+    typed = tmp_path / "typed.txt"
+    typed.write_bytes(b"# begun on paper\r\nPLAYERS 3\r\nhands 6 2 1  # short deal\r\n"
+                      b"1: play 7 7\r\npass")
+    page.set_input_files("#load", str(typed))
+    page.wait_for_function("!document.getElementById('message').classList.contains('error')")
+    settle(page)
+    with VBox() as box:
+        os.makedirs(os.path.join(box.flash, "games"))
+        shutil.copy(str(typed), os.path.join(box.flash, "games", "current.txt"))
+        box.boot()
+        box.advance(100)
+        assert page.evaluate(SHOWN_JS) == expected(box)
+        play(page, box, ["PASS", "8", "8", "PLAY"])
+        for _ in range(2):
+            box.kill()
+            box.boot()
+            box.advance(100)
+            reload(page)
+            assert page.evaluate(SHOWN_JS) == expected(box)
+            assert panel_seats(page.evaluate(PANEL_JS)) == seats(box.state())
+        assert box.state()["table"]["value"] == "8" and "Lo5t" not in box.displays()

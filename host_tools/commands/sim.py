@@ -129,7 +129,7 @@ def keep_flash(folder, record):
         return None
     with open(current, "rb") as f:
         kept = f.read(len(record) + 1)
-    if kept == record or not kept.strip():
+    if kept == record or not kept.strip() or _taken(current, record):
         return None
     archive = os.path.join(games, "archive")
     os.makedirs(archive, exist_ok=True)
@@ -138,6 +138,21 @@ def keep_flash(folder, record):
     path = os.path.join(archive, "game-%03d.txt" % (max(numbers) + 1 if numbers else 1))
     os.rename(current, path)
     return path
+
+
+def _taken(path, record):
+    """Whether the record at path is `record` as the box takes it: a record typed by hand
+    written anew as the box's own (docs/journal.md), the same game."""
+    import io
+    from host_tools.errors import MAX_RECORD
+    from tycoon import notation
+    from tycoon.game import pack_game
+    with open(path, "rb") as f:
+        kept = f.read(MAX_RECORD + 1)
+    (game, error, _r), (typed, typo, _t) = [notation.read(io.BytesIO(data))
+                                            for data in (kept, record)]
+    return error is None and typo is None and game is not None and typed is not None \
+        and pack_game(game) == pack_game(typed)
 
 
 def interactive(args, record, warning, devices):

@@ -12,15 +12,18 @@ fsync (`Tables.store_all` stores many lines and then fsyncs each file it wrote o
 commit, the files of many tables fsynced at once by a few threads; what it returns STORED is on
 disk all the same); a hall killed in the middle of a write leaves at most a last line without
 its newline, which `Tables` cuts off when it opens the folder (that line was never
-acknowledged, so the box sends it again). A line with a checksum tag must carry the right one
-for its sequence number (tycoon.notation.untag), so a line that turns up in the wrong place is
-refused.
+acknowledged, so the box sends it again). Each line must be one the box's own reader takes at
+that place, by the same grammar (tycoon.line, `_check`): a checksum tag must be the right one for
+its sequence number, so a line that turns up in the wrong place is refused; a tag-shaped ending
+that is not one is a damaged tag; after a tagged line every line needs its tag; and the text must
+be notation. Lines typed by hand before the box's first tagged one are taken as the box's reader
+takes them.
 """
 import concurrent.futures
 import os
 import threading
 
-from tycoon import notation
+from tycoon import line as grammar
 
 from host_tools.hall import protocol
 
@@ -87,11 +90,7 @@ class Table:
                 path = self.path(game)   # and its folder while none of it is known on disk
                 unsynced[path] = unsynced.get(path, False) or not synced
             return DUPLICATE
-        if "#~" in line:
-            try:
-                notation.untag(line, seq)
-            except notation.NotationError as exc:
-                raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
+        _check(game, seq, line, self._stored(game))
         retaken = seq <= have   # another text under that number, or fewer lines: the box
         if retaken:             # rewrote its record
             aside = self._set_aside(game, unsynced)
@@ -145,6 +144,20 @@ class Table:
         self.latest = game
         self.version += 1
         return aside
+
+
+def _check(game, seq, line, before):
+    """Refused unless the box's reader takes `line` as line `seq` of a record whose first
+    lines are `before` (the lines the hall has stored): its tag (a tag on every line after a
+    tagged one), then its words, by the reader's own grammar."""
+    n = min(seq - 1, len(before))
+    while n and not before[n - 1]:   # after a tagged line, every line with text is tagged:
+        n -= 1                       # the last line with text tells whether one came before
+    try:
+        text = grammar.untag(line, seq, bool(n) and "#~" in before[n - 1])[0]
+        grammar.parse_line(text)
+    except grammar.NotationError as exc:
+        raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
 
 
 def _repair(path):

@@ -145,11 +145,13 @@ def _after(data, first):
     """(line number, status, text) of each line of data from line `first` on: status 'ok'
     (its checksum tag checks out at its line number and it parses), 'untagged' (it parses,
     but has no tag to prove it), 'damaged' (anything else: a failed or damaged tag, not
-    notation, not UTF-8, too long, or a last line without its newline)."""
+    notation, not UTF-8, too long, or a last line without its newline after a tagged line:
+    the reader's rule, a record with no tag being one typed by hand)."""
     lines = data.split(b"\n")
     torn = lines.pop()   # after the last newline: b"" unless the last line is cut short
     if torn:
         lines.append(torn)
+        torn = _tag_before(lines)
     out = []
     for i in range(first - 1, len(lines)):
         raw = lines[i]
@@ -169,6 +171,19 @@ def _after(data, first):
                 pass
         out.append((number, status, text))
     return out
+
+
+def _tag_before(lines):
+    """Whether a line before the last has a checksum tag that checks out."""
+    for number in range(1, len(lines)):
+        raw = lines[number - 1].rstrip(b"\r")
+        if b"#~" in raw and notation.utf8(raw, len(raw)):
+            try:
+                if notation.untag(raw.decode(), number)[1]:
+                    return True
+            except notation.NotationError:
+                pass
+    return False
 
 
 def _printable(text):

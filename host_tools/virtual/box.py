@@ -136,7 +136,7 @@ def boot_verdict(data):
     if not data.strip():
         return error, ("the record is empty: the box puts it aside as games/broken.txt and "
                        "opens the setup menu"), repaired
-    if game is None or (reader.tagged and not full):
+    if game is None or (reader.tagged == 1 and not full):   # a header the box wrote is whole
         return error, ("no game to resume: the box puts the record aside as games/broken.txt, "
                        "shows LoSt and opens the setup menu"), repaired
     if error[2].startswith("last line without a newline"):

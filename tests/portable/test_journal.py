@@ -250,6 +250,11 @@ def test_forget_reader_keeps_a_reader_loaded_by_someone_else():
         assert sys.modules["tycoon.notation"] is notation and dropped == 0 and len(game) == 4
 
 
+def _tagged(text):
+    # the record the box writes of a game whose canonical notation is `text`
+    return b"".join([notation.tagged(i + 1, t) for i, t in enumerate(text.split("\n")[:-1])])
+
+
 def test_hand_written_record_is_accepted_and_continued():
     setup, steps = _game("short")
     game = _new(setup)
@@ -264,11 +269,14 @@ def test_hand_written_record_is_accepted_and_continued():
         journal = Journal(d.games)
         back, dropped = journal.resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
+        # taken as the box's own at once: the game as the box writes it, every line tagged
+        assert files.read(d.games + "/current.txt") == _tagged(notation.write(game))
         for step in steps[4:]:
             eh.apply(back, step)
             journal.append(back)
         data = files.read(d.games + "/current.txt")
-        assert data.startswith(text.encode())
+        assert data == _tagged(notation.write(back))
+        assert "damaged" not in os.listdir(d.games) and journal.lost == 0
         again, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(again) == to_json(back)
         assert len(again) == len(steps)
@@ -349,7 +357,10 @@ def test_illegal_action_ends_the_record():
         files.write(d.games + "/current.txt", journal_text.encode())
         back, dropped = Journal(d.games).resume()
         assert len(back) == 1 and dropped == 2   # 2 is not stronger than 3
-        assert files.read(d.games + "/current.txt") == (notation.header_text(game) + "1: play 3\n").encode()
+        # the good lines, taken as the box's own; the typed file kept whole
+        assert files.read(d.games + "/current.txt") == _tagged(
+            notation.header_text(game) + "1: play 3\n")
+        assert files.read(d.games + "/damaged/001-current.txt") == journal_text.encode()
 
 
 def test_garbage_never_crashes():

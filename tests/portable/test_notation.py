@@ -309,10 +309,20 @@ def test_invalid_utf8_is_refused_as_cpython_does():
         assert _verdict(b"players 3\n# " + good + b"\n")[1] is None, good
 
 
-def test_a_last_line_without_newline_is_torn():
-    game, error = _verdict(b"players 3\n1: play 3\n2: pass")
+def test_a_last_line_without_newline_is_torn_after_a_tag():
+    # after a tagged line it is an append the power cut short
+    torn = notation.tagged(1, "players 3") + notation.tagged(2, "1: play 3") + b"2: pass"
+    game, error = _verdict(torn)
     assert error == (3, "syntax", "last line without a newline (cut short: the box drops it)")
     assert len(game) == 1
+    game, error = _verdict(torn[:-7] + notation.tagged(3, "2: pass")[:-3])
+    assert error == (3, "syntax", "last line without a newline (cut short: the box drops it)")
+    # in a record without a tag it is as typed: the box tags such a record before it appends
+    for end in (b"2: pass", b"2: pass\r", b"2: pass  "):
+        game, error = _verdict(b"players 3\n1: play 3\n" + end)
+        assert error is None and len(game) == 2, end
+    game, error = _verdict(b"players 3\n1: play 3\n2: play 3")
+    assert error == (3, "illegal", "not-stronger")
     assert _verdict(b"players 3\n1: play 3\n")[1] is None
 
 

@@ -3,8 +3,10 @@
 The record is ordinary notation (`matchbox replay` reads it); each line written by the box ends
 in a checksum tag, `3: play 9 9 as 9  #~1f2a` (tycoon.notation checks it, as every reader of a
 record does). An UNDO is one more line, `undo`. Resume replays the record through the one
-reader and keeps the longest sound prefix; whole-file writes go to `NAME.tmp` first and are
-renamed over the target, and a new game is in place before the old one goes to the archive.
+reader and keeps the longest sound prefix; a record with lines typed by hand (no tags) is
+written anew as the box's own before anything is appended to it. Whole-file writes go to
+`NAME.tmp` first and are renamed over the target, and a new game is in place before the old
+one goes to the archive.
 The reader is imported only to read a record (at boot) and let go after (`forget_reader`): the
 box keeps only the writer (tycoon.writer) while a game is played.
 
@@ -172,30 +174,46 @@ class Journal:
                 self.lost = dropped
             self._put_aside()
             return None, dropped
-        if reader.repaired:   # kept whole, then the record as repaired takes its place
+        # Lines typed by hand (before the first tag): the box takes the record as its own,
+        # the game written anew as it writes it (tagged, undo lines played out), before it
+        # appends a line to it: then only a record that never had a tag is one a person
+        # typed, so its last line without a newline is theirs, not a cut (tycoon.notation).
+        # Such lines are there when the first tagged line is not line 1 (reader.tagged).
+        if reader.repaired or (dropped and not self._torn):
+            # kept whole first, then the good lines (or the record as repaired) take its place
             self.repaired = len(reader.repaired)
             self.lost = 0 if self._torn else dropped
             self._pending = True
             try:
-                self._size = 0
-                self._keep_damaged(self._counted(_record(game, len(game))))
+                if reader.repaired or reader.tagged != 1:
+                    self._size = 0
+                    self._keep_damaged(self._counted(_record(game, len(game))))
+                    lines = len(HEADERS) + len(game)
+                    size = self._size
+                else:
+                    f = self.store.open(self.current, "rb")
+                    try:
+                        self._keep_damaged(_copy(f, size))
+                    finally:
+                        f.close()
             except OSError:
                 return game, dropped  # _lines stays None: the next write keeps it first
-            lines = len(HEADERS) + len(game)
-            size = self._size
-        elif dropped:
+        elif dropped or reader.tagged != 1:
+            # a power cut in an append (the torn line cut off), or a record typed by hand
+            # taken: replaced in place through a tmp, so a cut leaves it as it was
             try:
                 self._unsnap()
-                f = self.store.open(self.current, "rb")
-                try:
-                    if self._torn:   # a power cut in an append: repaired in place
+                if reader.tagged != 1:
+                    self._size = 0
+                    self._atomic(self.current, self._counted(_record(game, len(game))))
+                    lines = len(HEADERS) + len(game)
+                    size = self._size
+                else:
+                    f = self.store.open(self.current, "rb")
+                    try:
                         self._atomic(self.current, _copy(f, size))
-                    else:
-                        self.lost = dropped
-                        self._pending = True
-                        self._keep_damaged(_copy(f, size))
-                finally:
-                    f.close()
+                    finally:
+                        f.close()
             except OSError:
                 return game, dropped  # _lines stays None: the next write replaces the file
         elif at is not None:
@@ -376,8 +394,8 @@ class Journal:
                     game = reader.finish()
                 except Exception:
                     game = None
-        if box_game and reader.tagged and len(reader.header) < len(HEADERS):
-            game = None
+        if box_game and reader.tagged == 1 and len(reader.header) < len(HEADERS):
+            game = None   # a header the box wrote has all six lines (one typed by hand need not)
         dropped = self._count_rest(path, reader.size) if error is not None else 0
         if game is None:
             return None, 0, 0, lines + dropped, reader

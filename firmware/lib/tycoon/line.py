@@ -114,7 +114,7 @@ def _crc16(data, crc=0xFFFF):
     return crc
 
 
-def untag(text, index, strict=False):
+def untag(text, index, strict=0):
     """(text without its tag, whether it had one) for line `index`. A tag is `  #~hhhh` at the
     very end and must match; `#~` elsewhere or a tag-shaped ending with another character than
     `~` is damage; with `strict` (a tagged line came before) a line must have a tag unless

@@ -84,8 +84,9 @@ class Reader:
     """Feeds record lines one at a time; `game` is the game after the last legal action.
 
     `lineno` counts the lines fed, `size` the bytes of the lines accepted by feed_bytes,
-    `tagged` tells whether a line with a checksum tag has been read (then every later line
-    needs one), `header` the header lines read, `kind` what the last line was
+    `tagged` is the number of the first line with a checksum tag (0: none yet; then every
+    later line needs one; 1 in a record the box wrote, a larger number after lines typed by
+    hand), `header` the header lines read, `kind` what the last line was
     ("header", "action", "undo"; None for a blank line or one that does not parse),
     `repaired` the numbers of the damaged lines its tag repaired (docs/notation.md).
     """
@@ -94,7 +95,7 @@ class Reader:
         self.game = None
         self.lineno = 0
         self.size = 0
-        self.tagged = False
+        self.tagged = 0
         self.undos = 0
         self.kind = None
         self.header = {}    # header lines read: key -> (value, lineno)
@@ -109,7 +110,7 @@ class Reader:
         self.game = game
         self.lineno = lineno
         self.size = size
-        self.tagged = True
+        self.tagged = 1
         for key in HEADERS:   # the values are in the game
             self.header[key] = (None, 0)
         return self
@@ -143,17 +144,22 @@ class Reader:
                         ("%d|" % (self.lineno + 1)).encode()))).encode():
                 self.lineno += 1
                 self.kind = "action"
-                self.tagged = True
+                self.tagged = self.tagged or self.lineno
                 events = game.apply(PASS if n == 16 else RETURN, (), None, raw[0] - 48)
                 self.size += n
                 return events
             self.kind = None
-            if n > LIMIT or not n or raw[n - 1] != 10:
-                self.lineno += 1
-                if n >= LIMIT:
-                    raise _refused(_TOO_LONG, LIMIT)
-                raise _refused(_TORN)
             end = n - 1
+            if n > LIMIT or not n or raw[end] != 10:
+                # the last line (readline stops short only at the end): torn by a power cut
+                # in an append, unless no line so far had a tag: the box tags a record typed
+                # by hand before it appends to it, so such a record's last line is as typed
+                if n >= LIMIT or not n or self.tagged:
+                    self.lineno += 1
+                    if n >= LIMIT:
+                        raise _refused(_TOO_LONG, LIMIT)
+                    raise _refused(_TORN)
+                end = n
             if end and raw[end - 1] == 13:   # CRLF
                 end -= 1
             start = 0
@@ -189,7 +195,8 @@ class Reader:
         self.kind = None
         line, tag = untag(line, self.lineno, self.tagged)
         parsed = parse_line(line)
-        self.tagged = self.tagged or tag
+        if tag and not self.tagged:
+            self.tagged = self.lineno
         if parsed is None:
             return 0
         what, key, args, seat = parsed
