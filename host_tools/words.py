@@ -126,6 +126,43 @@ _EN = {
     "power": "A power cut loses nothing: the box resumes the game where it was. UNDO takes "
              "back any action.",
     "ref_head": "face -> value(sticks)",
+    # the table pages (docs/LANG/table.md)
+    "game": "Matchstick Tycoon",
+    "page_title": "At the table",
+    "page_intro": "What the players read on the box: its four displays, its keys and its codes. "
+                  "The same words are on the printable table card, `matchbox card --lang en -o "
+                  "card.pdf` (A4; `--paper letter` or `a5`): print it on both sides of one "
+                  "sheet and lay it beside the box.",
+    "page_other": "This page in other languages",
+    "page_display": "display",
+    "page_example": "example",
+    "page_code": "code",
+    "page_rule": "rule",
+    "page_shows": "the box shows",
+    "page_means": "means",
+    "page_becomes": "becomes (matchsticks)",
+    "page_with_gh": "with G/H also",
+    "page_setup": "Hold MENU for the setup menu. Each item shows its label and its value; the "
+                  "face keys set it, PLAY goes to the next item and, after the last seat's "
+                  "cards, starts the game. The game in play is archived when the new one "
+                  "starts; until then MENU goes back to it. The last setup is remembered.",
+    "page_power_title": "Power cuts and undo",
+    "page_power": "Every play is saved on the box the moment it is made. Pull the plug at any "
+                  "time: when the power comes back the game goes on from the last play. If "
+                  "the box found part of its record damaged, it says so at power-up (rEPr or "
+                  "LoSt with a number) until a key is pressed; compare the table with the box "
+                  "then. UNDO takes back the last play, pass or returned matchstick, and again "
+                  "the one before, back to the start of the game.",
+    "page_hall_title": "For the organiser: the hall",
+    "page_hall": "At an event with many tables, the hall shows every table and the standings "
+                 "on one page, on a computer or on phones. Run `matchbox hall serve hall`, "
+                 "enrol each box with `matchbox hall enrol hall t1` and put the settings it "
+                 "writes on that box (`matchbox flash --hall-settings ...`); then open the "
+                 "page it names. The page speaks English, German or Japanese: the browser's "
+                 "language, or `?lang=en`, `?lang=de`, `?lang=ja` after its address. Nothing "
+                 "the hall does changes a game: the boxes referee, the hall only shows.",
+    "page_more": "The details: the displays (docs/display.md), the rules as the box plays "
+                 "them (docs/rules.md), the hall (docs/hall.md).",
     # the web and hall pages
     "web_displays": "The box's displays",
     "web_keys": "Keys",
@@ -249,6 +286,45 @@ _DE = {
     "power": "Ein Stromausfall verliert nichts: die Box spielt dort weiter, wo das Spiel "
              "war. UNDO nimmt jeden Zug zurück.",
     "ref_head": "Karte -> Wert(Streichhölzer)",
+    "game": "Matchstick Tycoon",
+    "page_title": "Am Tisch",
+    "page_intro": "Was die Spieler auf der Box lesen: ihre vier Anzeigen, ihre Tasten und ihre "
+                  "Codes. Dieselben Worte stehen auf der Tischkarte zum Ausdrucken, "
+                  "`matchbox card --lang de -o karte.pdf` (A4; `--paper letter` oder `a5`): "
+                  "beidseitig auf ein Blatt drucken und neben die Box legen.",
+    "page_other": "Diese Seite in anderen Sprachen",
+    "page_display": "Anzeige",
+    "page_example": "Beispiel",
+    "page_code": "Code",
+    "page_rule": "Regel",
+    "page_shows": "die Box zeigt",
+    "page_means": "bedeutet",
+    "page_becomes": "wird zu (Streichhölzer)",
+    "page_with_gh": "mit G/H außerdem",
+    "page_setup": "MENU gedrückt halten öffnet das Einstellungsmenü. Jeder Punkt zeigt seine "
+                  "Bezeichnung und seinen Wert; die Kartentasten stellen ihn ein, PLAY geht "
+                  "zum nächsten Punkt und beginnt nach den Karten des letzten Spielers das "
+                  "Spiel. Das laufende Spiel wird archiviert, wenn das neue beginnt; bis dahin "
+                  "führt MENU zu ihm zurück. Die letzten Einstellungen merkt sich die Box.",
+    "page_power_title": "Stromausfall und Zurücknehmen",
+    "page_power": "Jeder Zug wird auf der Box gespeichert, sobald er gemacht ist. Der Stecker "
+                  "darf jederzeit gezogen werden: mit dem Strom geht das Spiel beim letzten "
+                  "Zug weiter. Fand die Box einen Teil ihrer Aufzeichnung beschädigt, meldet "
+                  "sie das beim Einschalten (rEPr oder LoSt mit einer Zahl), bis eine Taste "
+                  "gedrückt wird; dann den Tisch mit der Box vergleichen. UNDO nimmt die "
+                  "letzte Ausspielung, das letzte Passen oder das zurückgegebene Streichholz "
+                  "zurück, und wieder den Zug davor, bis zum Anfang des Spiels.",
+    "page_hall_title": "Für Veranstalter: der Saal",
+    "page_hall": "Bei einer Veranstaltung mit vielen Tischen zeigt der Saal alle Tische und die "
+                 "Wertung auf einer Seite, am Computer oder auf Handys. `matchbox hall serve "
+                 "saal` starten, jede Box mit `matchbox hall enrol saal t1` anmelden und die "
+                 "Einstellungen, die das schreibt, auf die Box bringen (`matchbox flash "
+                 "--hall-settings ...`); dann die genannte Seite öffnen. Die Seite spricht "
+                 "Deutsch, Englisch oder Japanisch: die Sprache des Browsers, oder `?lang=de`, "
+                 "`?lang=en`, `?lang=ja` hinter ihrer Adresse. Der Saal ändert kein Spiel: "
+                 "die Boxen sind Schiedsrichter, der Saal zeigt nur.",
+    "page_more": "Mehr (auf Englisch): die Anzeigen (docs/display.md), die Regeln, wie die Box "
+                 "sie spielt (docs/rules.md), der Saal (docs/hall.md).",
     "web_displays": "Die Anzeigen der Box",
     "web_keys": "Tasten",
     "web_game": "Spiel",
@@ -355,6 +431,41 @@ _JA = {
     "power": "停電しても何も失われません：ボックスはそのままゲームを続けます。UNDO でどの手も"
              "取り消せます。",
     "ref_head": "カード -> 数字(マッチ棒)",
+    "game": "マッチ売りの大富豪",
+    "page_title": "テーブルで",
+    "page_intro": "プレイヤーがボックスで読むもの：4つの表示、キー、コード。同じ言葉が印刷用の"
+                  "テーブルカードにあります：`matchbox card --lang ja -o card.pdf`（A4。"
+                  "`--paper letter` または `a5`）。1枚の両面に印刷して、ボックスの横に置いて"
+                  "ください。",
+    "page_other": "ほかの言語",
+    "page_display": "表示",
+    "page_example": "例",
+    "page_code": "コード",
+    "page_rule": "ルール",
+    "page_shows": "ボックスの表示",
+    "page_means": "意味",
+    "page_becomes": "なる数字（マッチ棒）",
+    "page_with_gh": "G/H 入りではさらに",
+    "page_setup": "MENU を長押しすると設定メニューです。各項目はその名前と値を表示します。数字"
+                  "キーで値を入れ、PLAY で次の項目へ。最後の席の手札の後でゲームが始まります。"
+                  "新しいゲームが始まると前のゲームは保存され、それまでは MENU で前のゲームに戻"
+                  "れます。最後の設定は記憶されます。",
+    "page_power_title": "停電と取り消し",
+    "page_power": "どの手も、出した瞬間にボックスに保存されます。いつ電源を抜いても、電源が戻"
+                  "れば最後の手からゲームが続きます。記録の一部が壊れていたときは、電源を入れ"
+                  "たときに（rEPr または LoSt と数で）キーを押すまで知らせます。そのときは場と"
+                  "ボックスを見比べてください。UNDO は直前に出したカード、パス、返したマッチ棒"
+                  "を取り消し、もう一度押せばその前の手も、ゲームの最初まで取り消せます。",
+    "page_hall_title": "主催者の方へ：会場",
+    "page_hall": "テーブルが多いイベントでは、会場のページが全テーブルと順位を1ページに、"
+                 "パソコンやスマートフォンで表示します。`matchbox hall serve hall` を起動し、"
+                 "各ボックスを `matchbox hall enrol hall t1` で登録して、書き出された設定を"
+                 "そのボックスに入れます（`matchbox flash --hall-settings ...`）。表示された"
+                 "ページを開いてください。ページは日本語・英語・ドイツ語に対応します：ブラウザ"
+                 "の言語、またはアドレスの後に `?lang=ja`、`?lang=en`、`?lang=de`。会場はゲーム"
+                 "を変えません：審判はボックス、会場は表示するだけです。",
+    "page_more": "詳しくは（英語）：表示 (docs/display.md)、ボックスが判定するルール "
+                 "(docs/rules.md)、会場 (docs/hall.md)。",
     "web_displays": "ボックスの表示",
     "web_keys": "キー",
     "web_game": "ゲーム",

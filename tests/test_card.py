@@ -132,3 +132,23 @@ def test_ref_speaks_the_language(lang, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == words.words(lang)["ref_head"]
     assert lines[1].startswith("7 -> ") and "F(" not in lines[1]
+
+
+def test_the_table_pages_in_docs_are_made_from_the_words_and_the_firmware():
+    from host_tools import table_pages
+    for lang in words.LANGUAGES:
+        with open(table_pages.page_path(lang), encoding="utf-8") as f:
+            assert f.read() == table_pages.page(lang), (
+                "docs/%s/table.md is out of date: python -m host_tools.table_pages" % lang)
+        text = table_pages.page(lang)
+        for code, shown in words.codes():
+            assert "`%s`" % shown in text
+        assert "![" in text and "../images/card-%s.png" % lang in text
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_the_pictures_of_the_cards_are_current(lang):
+    poppler()
+    from host_tools import table_pages
+    assert not table_pages.stale_picture(lang, table_pages.picture(lang)), (
+        "docs/images/card-%s.png is out of date: python -m host_tools.table_pages" % lang)

@@ -37,14 +37,16 @@ ARROW = "%s \u2192"    # the cost table's corner: the cards down, the values acr
 
 
 def font_files(lang):
-    """(regular, bold) font files for a language's text."""
-    if lang == "ja":
-        path = str(importlib.metadata.distribution("matplotlib-fontja").locate_file(
-            "matplotlib_fontja/fonts/ipaexg.ttf"))
-        return path, path
+    """(regular, bold) font files for a language's text: matplotlib's DejaVu Sans; the regular
+    one in Japanese IPAexGothic (which has one weight: bold is DejaVu's, where it has the
+    characters, see Page.font)."""
     import matplotlib
     folder = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
-    return os.path.join(folder, "DejaVuSans.ttf"), os.path.join(folder, "DejaVuSans-Bold.ttf")
+    regular = os.path.join(folder, "DejaVuSans.ttf")
+    if lang == "ja":
+        regular = str(importlib.metadata.distribution("matplotlib-fontja").locate_file(
+            "matplotlib_fontja/fonts/ipaexg.ttf"))
+    return regular, os.path.join(folder, "DejaVuSans-Bold.ttf")
 
 
 def cmap(path):
