@@ -127,6 +127,54 @@ _EN = {
              "back any action.",
     "ref_head": "face -> value(sticks)",
     # the table pages (docs/LANG/table.md)
+    # the web page (matchbox web) and the hall's page: their labels, and the hall's phrases
+    "web_intro": "The referee box for Matchstick Tycoon, running its own firmware "
+                 "(MicroPython, in your browser).",
+    "web_starting": "Starting the box…",
+    "web_on": "The box is on. Click the keys or type (keyboard map below).",
+    "web_download": "Download the record",
+    "web_load": "Load a record…",
+    "web_keymap": "Keyboard and how to play",
+    "web_keyboard": "keyboard",
+    "web_boxkey": "box key",
+    "web_faces": "the faces 0-F, G, H",
+    "web_long_del": "DEL held (clear the entry)",
+    "web_menu": "MENU (quick reference) / MENU held (setup menu)",
+    "web_help": "Hold a key with the mouse or a finger for a long press. A new box opens the "
+                "setup menu: PLAY through the items to start a game. Reloading the page is a "
+                "power cut: the game resumes from the record kept in this browser.",
+    "web_game": "The game",
+    "web_turn": "turn",
+    "web_order": "order",
+    "web_table": "table",
+    "web_supply": "supply",
+    "web_seat": "seat",
+    "web_cards": "cards",
+    "web_sticks": "matchsticks",
+    "web_rank": "rank",
+    "web_happened": "What happened",
+    "hall_title": "Matchbox hall",
+    "hall_standings": "Standings",
+    "hall_connecting": "connecting…",
+    "hall_live": "live",
+    "hall_reconnecting": "reconnecting…",
+    "hall_no_game": "no game yet",
+    "hall_game_line": "game {game} · line {seq}",
+    "hall_finished": "finished",
+    "hall_to_act": "seat {seat} to act",
+    "hall_on_top": "{count} × {value} of seat {seat} on top",
+    "hall_empty": "table empty",
+    "hall_revolution": "revolution",
+    "hall_out": "out",
+    "hall_seat": "seat",
+    "hall_cards": "cards",
+    "hall_sticks": "sticks",
+    "hall_place": "place",
+    "hall_games_points": "finished games: {games}; points per place: {points}",
+    "hall_player": "player",
+    "hall_points": "points",
+    "hall_games": "games",
+    "hall_places": "places",
     "game": "Matchstick Tycoon",
     "page_title": "At the table",
     "page_intro": "What the players read on the box: its four displays, its keys and its codes. "
@@ -163,16 +211,6 @@ _EN = {
                  "the hall does changes a game: the boxes referee, the hall only shows.",
     "page_more": "The details: the displays (docs/display.md), the rules as the box plays "
                  "them (docs/rules.md), the hall (docs/hall.md).",
-    # the web and hall pages
-    "web_displays": "The box's displays",
-    "web_keys": "Keys",
-    "web_game": "Game",
-    "web_help": "Click the keys or type them. Reloading the page is a power cut: the game "
-                "resumes.",
-    "hall_title": "The hall",
-    "hall_tables": "Tables",
-    "hall_standings": "Standings",
-    "hall_waiting": "Waiting for the first table.",
 }
 
 _DE = {
@@ -286,6 +324,54 @@ _DE = {
     "power": "Ein Stromausfall verliert nichts: die Box spielt dort weiter, wo das Spiel "
              "war. UNDO nimmt jeden Zug zurück.",
     "ref_head": "Karte -> Wert(Streichhölzer)",
+    "web_intro": "Die Schiedsrichterbox für Matchstick Tycoon, mit ihrer eigenen Firmware "
+                 "(MicroPython, im Browser).",
+    "web_starting": "Die Box startet…",
+    "web_on": "Die Box ist an. Tasten anklicken oder tippen (Tastaturbelegung unten).",
+    "web_download": "Aufzeichnung herunterladen",
+    "web_load": "Aufzeichnung laden…",
+    "web_keymap": "Tastatur und Spielweise",
+    "web_keyboard": "Tastatur",
+    "web_boxkey": "Taste der Box",
+    "web_faces": "die Karten 0-F, G, H",
+    "web_long_del": "DEL gehalten (Eingabe löschen)",
+    "web_menu": "MENU (Übersicht) / MENU gehalten (Einstellungsmenü)",
+    "web_help": "Eine Taste mit Maus oder Finger halten ist ein langer Druck. Eine neue Box "
+                "öffnet das Einstellungsmenü: mit PLAY durch die Punkte, dann beginnt das "
+                "Spiel. Neu laden ist ein Stromausfall: das Spiel geht mit der Aufzeichnung "
+                "in diesem Browser weiter.",
+    "web_game": "Das Spiel",
+    "web_turn": "am Zug",
+    "web_order": "Reihenfolge",
+    "web_table": "Tisch",
+    "web_supply": "Tischmitte",
+    "web_seat": "Spieler",
+    "web_cards": "Karten",
+    "web_sticks": "Streichhölzer",
+    "web_rank": "Platz",
+    "web_happened": "Was geschah",
+    "hall_title": "Matchbox-Saal",
+    "hall_standings": "Wertung",
+    "hall_connecting": "verbinde…",
+    "hall_live": "live",
+    "hall_reconnecting": "verbinde neu…",
+    "hall_no_game": "noch kein Spiel",
+    "hall_game_line": "Spiel {game} · Zeile {seq}",
+    "hall_finished": "beendet",
+    "hall_to_act": "Spieler {seat} am Zug",
+    "hall_on_top": "{count} × {value} von Spieler {seat} oben",
+    "hall_empty": "Tisch leer",
+    "hall_revolution": "Revolution",
+    "hall_out": "draußen",
+    "hall_seat": "Spieler",
+    "hall_cards": "Karten",
+    "hall_sticks": "Hölzer",
+    "hall_place": "Platz",
+    "hall_games_points": "beendete Spiele: {games}; Punkte je Platz: {points}",
+    "hall_player": "Spieler",
+    "hall_points": "Punkte",
+    "hall_games": "Spiele",
+    "hall_places": "Plätze",
     "game": "Matchstick Tycoon",
     "page_title": "Am Tisch",
     "page_intro": "Was die Spieler auf der Box lesen: ihre vier Anzeigen, ihre Tasten und ihre "
@@ -325,15 +411,6 @@ _DE = {
                  "die Boxen sind Schiedsrichter, der Saal zeigt nur.",
     "page_more": "Mehr (auf Englisch): die Anzeigen (docs/display.md), die Regeln, wie die Box "
                  "sie spielt (docs/rules.md), der Saal (docs/hall.md).",
-    "web_displays": "Die Anzeigen der Box",
-    "web_keys": "Tasten",
-    "web_game": "Spiel",
-    "web_help": "Tasten anklicken oder tippen. Neu laden ist ein Stromausfall: das Spiel "
-                "geht weiter.",
-    "hall_title": "Der Saal",
-    "hall_tables": "Tische",
-    "hall_standings": "Wertung",
-    "hall_waiting": "Noch kein Tisch da.",
 }
 
 _JA = {
@@ -431,6 +508,54 @@ _JA = {
     "power": "停電しても何も失われません：ボックスはそのままゲームを続けます。UNDO でどの手も"
              "取り消せます。",
     "ref_head": "カード -> 数字(マッチ棒)",
+    "web_intro": "マッチ売りの大富豪の審判ボックス。ボックス自身のファームウェアがブラウザの中"
+                 "で（MicroPython で）動きます。",
+    "web_starting": "ボックスを起動中…",
+    "web_on": "ボックスが動いています。キーをクリックするか打ち込んでください（キーボードの"
+              "対応は下）。",
+    "web_download": "記録をダウンロード",
+    "web_load": "記録を読み込む…",
+    "web_keymap": "キーボードと遊び方",
+    "web_keyboard": "キーボード",
+    "web_boxkey": "ボックスのキー",
+    "web_faces": "カード 0-F, G, H",
+    "web_long_del": "DEL 長押し（入力を消す）",
+    "web_menu": "MENU（早見表）/ MENU 長押し（設定メニュー）",
+    "web_help": "マウスや指でキーを押したままにすると長押しです。新しいボックスは設定メニュー"
+                "から始まります：PLAY で項目を進めるとゲーム開始。ページの再読み込みは停電と"
+                "同じ：このブラウザに残る記録からゲームが続きます。",
+    "web_game": "ゲーム",
+    "web_turn": "手番",
+    "web_order": "強弱",
+    "web_table": "場",
+    "web_supply": "中央のマッチ棒",
+    "web_seat": "席",
+    "web_cards": "手札",
+    "web_sticks": "マッチ棒",
+    "web_rank": "順位",
+    "web_happened": "経過",
+    "hall_title": "Matchbox 会場",
+    "hall_standings": "順位表",
+    "hall_connecting": "接続中…",
+    "hall_live": "ライブ",
+    "hall_reconnecting": "再接続中…",
+    "hall_no_game": "まだゲームなし",
+    "hall_game_line": "ゲーム {game} · {seq} 行目",
+    "hall_finished": "終了",
+    "hall_to_act": "席{seat}の手番",
+    "hall_on_top": "場は席{seat}の {value} が {count} 枚",
+    "hall_empty": "場は空",
+    "hall_revolution": "革命中",
+    "hall_out": "アガリ",
+    "hall_seat": "席",
+    "hall_cards": "手札",
+    "hall_sticks": "マッチ棒",
+    "hall_place": "順位",
+    "hall_games_points": "終わったゲーム：{games}。順位ごとの点：{points}",
+    "hall_player": "プレイヤー",
+    "hall_points": "点",
+    "hall_games": "ゲーム",
+    "hall_places": "順位",
     "game": "マッチ売りの大富豪",
     "page_title": "テーブルで",
     "page_intro": "プレイヤーがボックスで読むもの：4つの表示、キー、コード。同じ言葉が印刷用の"
@@ -466,15 +591,6 @@ _JA = {
                  "を変えません：審判はボックス、会場は表示するだけです。",
     "page_more": "詳しくは（英語）：表示 (docs/display.md)、ボックスが判定するルール "
                  "(docs/rules.md)、会場 (docs/hall.md)。",
-    "web_displays": "ボックスの表示",
-    "web_keys": "キー",
-    "web_game": "ゲーム",
-    "web_help": "キーをクリックするか打ち込んでください。ページの再読み込みは停電と同じ："
-                "ゲームは続きます。",
-    "hall_title": "会場",
-    "hall_tables": "テーブル",
-    "hall_standings": "順位",
-    "hall_waiting": "まだテーブルがありません。",
 }
 
 WORDS = {"en": _EN, "de": _DE, "ja": _JA}
@@ -541,3 +657,48 @@ def missing():
         out += ["%s: %s %s" % (lang, table, key) for table, key in wanted if key not in w[table]]
         out += ["%s: %s" % (lang, key) for key in WORDS[DEFAULT] if key not in w]
     return out
+
+
+def page_words(prefix):
+    """{language: {key: text}} of the words whose keys start with `prefix` ('web_', 'hall_'):
+    what a page carries, as JSON, to set its labels in the reader's language."""
+    return {lang: {k: v for k, v in WORDS[lang].items() if k.startswith(prefix)}
+            for lang in LANGUAGES}
+
+
+# Sets a page's labels in the reader's language: ?lang=ja|de|en, else the browser's first
+# language that is here, else English. Every element with data-w="KEY" gets the text of KEY;
+# W("KEY", {name: value}) gives a phrase with its {name}s filled in, for the page's scripts.
+_PAGE_SCRIPT = """<script>
+"use strict";
+(function () {
+  const words = %s;
+  const wanted = [new URLSearchParams(location.search).get("lang")]
+    .concat(navigator.languages || [navigator.language]);
+  let lang = "en";
+  for (const l of wanted) {
+    const k = (l || "").slice(0, 2).toLowerCase();
+    if (words[k]) { lang = k; break; }
+  }
+  const W = (key, args) => {
+    let text = words[lang][key] || words.en[key] || key;
+    for (const name in args || {}) text = text.split("{" + name + "}").join(String(args[name]));
+    return text;
+  };
+  W.lang = lang;
+  window.W = W;
+  document.documentElement.lang = lang;
+  const label = () => document.querySelectorAll("[data-w]")
+    .forEach(e => { e.textContent = W(e.dataset.w); });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", label);
+  else label();
+})();
+</script>"""
+
+
+def page_script(prefix):
+    """The <script> that sets a page's labels (those of page_words(prefix)) in the reader's
+    language; the page puts it in its <head>."""
+    import json
+    data = json.dumps(page_words(prefix), ensure_ascii=False, sort_keys=True)
+    return _PAGE_SCRIPT % data.replace("</", "<\\/")

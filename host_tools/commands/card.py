@@ -203,7 +203,8 @@ class Page:
         from matplotlib.patches import Circle, FancyBboxPatch
         k = height / display_svg.MODULE_H
         width = display_svg.MODULE_W * k
-        self.ax.add_patch(FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0,rounding_size=%g" % (1.2 * k),
+        self.ax.add_patch(FancyBboxPatch((x, y), width, height,
+                                         boxstyle="round,pad=0,rounding_size=%g" % (1.2 * k),
                                          facecolor=FACE, edgecolor=GREY, linewidth=0.5))
         masks, colon = glyphs(shown)
         top = y + display_svg.DIGIT_Y * k

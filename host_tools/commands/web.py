@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import webbrowser
 
-from host_tools import resources
+from host_tools import resources, words
 from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
@@ -83,7 +83,8 @@ def page_html(pinmap):
     buttons = "".join(_key(b, " button" if len(b) > 1 else "") for b in BUTTONS)
     return (html.replace("{{displays}}", displays_markup(pinmap))
             .replace("{{segment_style}}", segment_style(len(pinmap["displays"])))
-            .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons))
+            .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons)
+            .replace("{{words}}", words.page_script("web_")))
 
 
 def _copy(src, dest):

@@ -339,7 +339,7 @@ async function start() {
   $("load").addEventListener("change", loadRecord);
   setInterval(tick, STEP_MS);
   document.body.dataset.ready = "1";
-  say("The box is on. Click the keys or type (keyboard map below).", false);
+  say(window.W("web_on"), false);   // the page's words, in the reader's language
 }
 
 // For tests and the curious: whether every key sent has been taken and let go.
