@@ -5,11 +5,13 @@ tables as the card itself (host_tools.words, `matchbox card`).
     python -m host_tools.table_pages           write the pages and the pictures
     python -m host_tools.table_pages --check   exit 1 when one is missing or out of date
 
-A picture is the card's PDF rendered by poppler's pdftoppm, both pages side by side. Poppler's
-versions may differ by a few pixels, so a picture is out of date when it differs from a new
-rendering by more than a trace (TOLERANCE), not by a byte.
+A picture is the card's PDF rendered by poppler's pdftoppm, both pages side by side, and
+carries the SHA-256 of that PDF (matplotlib writes the same bytes on every run); a picture
+whose PDF would now come out different is out of date. (Its pixels are not compared: poppler's
+versions differ in them.)
 """
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -24,7 +26,7 @@ DOCS = os.path.join(resources.CHECKOUT, "docs") if resources.CHECKOUT else None
 NAMES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
 SHOWN = "0123456789AbCdEFGH"    # the values as the cards and the displays write them
 DPI = 80
-TOLERANCE = 0.01                # mean difference of the pixels (0..1) of an up-to-date picture
+SOURCE = "Source"               # the PNG text that holds the SHA-256 of the card's PDF
 
 
 def _code(shown):
@@ -71,7 +73,8 @@ def page(lang):
         "## " + w["setup"],
         w["page_setup"],
         _table((w["page_shows"], w["page_means"]),
-               [("`%s`" % item, w["setup_items"][item]) for item in words.setup_items()]),
+               [("`%s`" % words.SETUP_SHOWN[item], w["setup_items"][item])
+                for item in words.setup_items()]),
         "## " + w["codes"],
         _table((w["page_code"], w["page_rule"]),
                [("`%s`" % text, w["code_rules"][code]) for code, text in words.codes()]),
@@ -98,15 +101,21 @@ def picture_path(lang):
     return os.path.join(DOCS, "images", "card-%s.png" % lang)
 
 
-def picture(lang):
-    """Both pages of the A4 card, side by side, as an RGB array (0..1)."""
+def card_pdf(lang, folder):
+    """The A4 card's PDF written into folder: (its path, the SHA-256 of its bytes)."""
+    pdf = os.path.join(folder, "card-%s.pdf" % lang)
+    card.write_pdf(pdf, lang, "a4")
+    with open(pdf, "rb") as f:
+        return pdf, hashlib.sha256(f.read()).hexdigest()
+
+
+def picture(pdf):
+    """Both pages of a card's PDF side by side, rendered by pdftoppm: an RGB array (0..1)."""
     import matplotlib.image
     import numpy
     if not shutil.which("pdftoppm"):
         raise RuntimeError("pdftoppm is missing: apt-get install poppler-utils")
     with tempfile.TemporaryDirectory() as tmp:
-        pdf = os.path.join(tmp, "card.pdf")
-        card.write_pdf(pdf, lang, "a4")
         subprocess.run(["pdftoppm", "-r", str(DPI), "-png", pdf, os.path.join(tmp, "page")],
                        check=True, capture_output=True, timeout=120)
         pages = [matplotlib.image.imread(os.path.join(tmp, "page-%d.png" % n))[:, :, :3]
@@ -115,15 +124,14 @@ def picture(lang):
     return numpy.concatenate([pages[0], gap, pages[1]], axis=1)
 
 
-def stale_picture(lang, image):
-    """True when the picture in docs/ is missing or differs from `image` by more than a trace."""
-    import matplotlib.image
-    import numpy
+def picture_source(lang):
+    """What a picture says it was rendered from (its PNG's Source text), or None."""
+    from PIL import Image
     try:
-        current = matplotlib.image.imread(picture_path(lang))[:, :, :3]
-    except (OSError, SyntaxError, ValueError):
-        return True
-    return current.shape != image.shape or float(numpy.abs(current - image).mean()) > TOLERANCE
+        with Image.open(picture_path(lang)) as image:
+            return image.text.get(SOURCE)
+    except OSError:
+        return None
 
 
 def main(argv=None):
@@ -155,11 +163,13 @@ def main(argv=None):
                     f.write(text)
         if args.pages_only:
             continue
-        image = picture(lang)
-        if stale_picture(lang, image):
-            stale.append(picture_path(lang))
-            if not args.check:
-                matplotlib.image.imsave(picture_path(lang), image, metadata={"Software": None})
+        with tempfile.TemporaryDirectory() as tmp:
+            pdf, digest = card_pdf(lang, tmp)
+            if picture_source(lang) != digest:
+                stale.append(picture_path(lang))
+                if not args.check:
+                    matplotlib.image.imsave(picture_path(lang), picture(pdf),
+                                            metadata={"Software": None, SOURCE: digest})
     names = [os.path.relpath(p, resources.CHECKOUT) for p in stale]
     if args.check and stale:
         print("out of date (run python -m host_tools.table_pages): " + ", ".join(names),

@@ -20,6 +20,10 @@ DISPLAY_EXAMPLES = ("3-9", "P3 F", "c 13", "St 2")
 # key's name and " held".
 KEY_ROWS = ("face", "AS", "PLAY", "PASS", "DEL", "UNDO", "MENU", "DEL held", "MENU held")
 
+# The setup menu's items as a new box shows them (box.setup), by their labels.
+SETUP_SHOWN = {"PL": "PL 4", "dL": "dL 1", "Gh": "Gh 0", "rE": "rE 5", "St": "St40",
+               "1=14": "1=14"}
+
 # The box's other words on the displays (box.screens), as they show: '|' between two displays,
 # '.' a digit's point, ':' the colon; in the order a game meets them.
 STATUS = ("=9: 1", "=_: -", "----", "Err", "rEuo|Hi 0", "PASS|ALL", "out|P3", "End|1 P3",
@@ -656,6 +660,8 @@ def missing():
         wanted += [("status_says", shown) for shown in STATUS]
         out += ["%s: %s %s" % (lang, table, key) for table, key in wanted if key not in w[table]]
         out += ["%s: %s" % (lang, key) for key in WORDS[DEFAULT] if key not in w]
+    out += ["every language: the display of setup item %s" % item for item in setup_items()
+            if item not in SETUP_SHOWN]
     return out
 
 

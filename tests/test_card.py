@@ -63,6 +63,16 @@ def test_the_words_the_screens_draw_are_all_explained():
     assert drawn and not [word for word in drawn if word not in shown]
 
 
+def test_the_setup_items_are_drawn_as_a_new_box_shows_them():
+    panels = resources.firmware_module("box.panels")
+    menu = setup.Setup()
+    for item, label in enumerate(words.setup_items()):
+        menu.item = item
+        buf = bytearray(panels.SIZE)
+        menu.draw(buf, 0)
+        assert card.glyphs(words.SETUP_SHOWN[label]) == (list(buf[:4]), bool(buf[4])), label
+
+
 def test_the_displays_are_drawn_with_the_firmwares_glyphs():
     assert card.glyphs("3-9.1") == ([font.mask("3"), font.mask("-"), font.mask("9") | font.DP,
                                      font.mask("1")], False)
@@ -147,8 +157,14 @@ def test_the_table_pages_in_docs_are_made_from_the_words_and_the_firmware():
 
 
 @pytest.mark.parametrize("lang", words.LANGUAGES)
-def test_the_pictures_of_the_cards_are_current(lang):
-    poppler()
+def test_the_pictures_of_the_cards_are_current(lang, tmp_path):
+    """Each picture was rendered from the PDF `matchbox card` writes now (its digest), and is
+    both pages of it side by side."""
     from host_tools import table_pages
-    assert not table_pages.stale_picture(lang, table_pages.picture(lang)), (
+    pdf, digest = table_pages.card_pdf(lang, str(tmp_path))
+    assert table_pages.picture_source(lang) == digest, (
         "docs/images/card-%s.png is out of date: python -m host_tools.table_pages" % lang)
+    poppler()
+    import matplotlib.image
+    shown = matplotlib.image.imread(table_pages.picture_path(lang))[:, :, :3]
+    assert shown.shape == table_pages.picture(pdf).shape

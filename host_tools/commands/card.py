@@ -73,7 +73,8 @@ def content(lang):
         "displays": list(zip(vocabulary.DISPLAY_EXAMPLES, w["display_names"], w["display_shows"])),
         "keys": [(vocabulary.key_label(row, lang), w["key_game"][row], w["key_setup"][row])
                  for row in vocabulary.key_rows()],
-        "setup": [(item, w["setup_items"][item]) for item in vocabulary.setup_items()],
+        "setup": [(vocabulary.SETUP_SHOWN[item], w["setup_items"][item])
+                  for item in vocabulary.setup_items()],
         "status": [(shown, w["status_says"][shown]) for shown in vocabulary.STATUS],
         "codes": [(text, w["code_rules"][code]) for code, text in vocabulary.codes()],
         "costs": [[cards.cost(face, value) for value in range(cards.VALUES)]
