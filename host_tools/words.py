@@ -111,7 +111,7 @@ _EN = {
         "PASS|ALL": "the strongest value: everyone else takes a matchstick, the cards are "
                     "cleared",
         "out|P3": "seat 3 is out (Agari): no cards and no matchsticks",
-        "End|1 P3": "the game is over, then the ranking: 1 P3 is first place, seat 3",
+        "End|1 P3": "the game is over, then the ranking (1 P3: seat 3 is first)",
         "rEF|----": "quick reference (MENU)",
         "3-9.1|rEF": "quick reference: 3 becomes 9 for 1 matchstick",
         "SEt": "the setup menu is open",
@@ -308,7 +308,7 @@ _DE = {
         "PASS|ALL": "der stärkste Wert: alle anderen nehmen ein Streichholz, die Karten "
                     "werden abgeräumt",
         "out|P3": "Spieler 3 ist draußen (Agari): keine Karten und keine Streichhölzer",
-        "End|1 P3": "das Spiel ist zu Ende, dann die Rangfolge: 1 P3: Spieler 3 ist Erster",
+        "End|1 P3": "das Spiel ist zu Ende, dann die Rangfolge (1 P3: Spieler 3 ist Erster)",
         "rEF|----": "Übersicht (MENU)",
         "3-9.1|rEF": "Übersicht: aus 3 wird 9 für 1 Streichholz",
         "SEt": "das Einstellungsmenü ist offen",
@@ -495,7 +495,7 @@ _JA = {
         "rEuo|Hi 0": "革命：強弱が逆転、いまは0が最強",
         "PASS|ALL": "最強の数字：他の全員がマッチ棒を1本取り、場が流れる",
         "out|P3": "席3がアガリ：手札0枚、マッチ棒0本",
-        "End|1 P3": "ゲーム終了、続いて順位：1 P3 は1位が席3",
+        "End|1 P3": "ゲーム終了、続いて順位（1 P3：1位は席3）",
         "rEF|----": "早見表（MENU）",
         "3-9.1|rEF": "早見表：3はマッチ棒1本で9になる",
         "SEt": "設定メニューが開いている",

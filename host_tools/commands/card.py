@@ -44,8 +44,12 @@ def font_files(lang):
     folder = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
     regular = os.path.join(folder, "DejaVuSans.ttf")
     if lang == "ja":
-        regular = str(importlib.metadata.distribution("matplotlib-fontja").locate_file(
-            "matplotlib_fontja/fonts/ipaexg.ttf"))
+        try:
+            regular = str(importlib.metadata.distribution("matplotlib-fontja").locate_file(
+                "matplotlib_fontja/fonts/ipaexg.ttf"))
+        except importlib.metadata.PackageNotFoundError:
+            raise MatchboxError("--lang ja", "the Japanese font is not installed (it comes "
+                                "with the package: pip install matplotlib-fontja)") from None
     return regular, os.path.join(folder, "DejaVuSans-Bold.ttf")
 
 
