@@ -124,9 +124,11 @@ def glyphs(shown):
 class Page:
     """One page in millimetres from its top left corner, drawn with matplotlib."""
 
-    def __init__(self, figure, size, fonts, scale):
+    def __init__(self, figure, size, fonts, scale, margin):
         from matplotlib.font_manager import FontProperties
         self.width, self.height = size
+        self.margin = margin
+        self.full = self.width - 2 * margin   # the width inside the margins
         self.ax = figure.add_axes((0, 0, 1, 1))
         self.ax.set_xlim(0, self.width)
         self.ax.set_ylim(self.height, 0)
@@ -238,12 +240,9 @@ def heading(page, x, y, width, text):
     return h + 2.4
 
 
-def front(page, c, margin):
-    w = c["w"]
-    x0 = margin
-    full = page.width - 2 * margin
-    s = page.scale
-    y = margin
+def front(page, c):
+    w, x0, full, s = c["w"], page.margin, page.full, page.scale
+    y = page.margin
     y += page.write(x0, y, w["title"], full, 15, bold=True)
     page.write(x0, y, w["sheet"], full, 9, color=GREY)
     y += 9 * s * PT * 1.25 + 3 * s
@@ -296,12 +295,9 @@ def front(page, c, margin):
     return y
 
 
-def back(page, c, margin):
-    w = c["w"]
-    x0 = margin
-    full = page.width - 2 * margin
-    s = page.scale
-    y = margin
+def back(page, c):
+    w, x0, full, s = c["w"], page.margin, page.full, page.scale
+    y = page.margin
     # the refusal codes, two columns
     y += heading(page, x0, y, full, w["codes"])
     gap = 6 * s
@@ -376,7 +372,7 @@ def write_pdf(path, lang="en", paper="a4"):
                                       "Creator": "matchbox card"}) as pdf:
             for draw in (front, back):
                 figure = Figure(figsize=(size[0] / 25.4, size[1] / 25.4))
-                bottom = draw(Page(figure, size, fonts, scale), c, margin)
+                bottom = draw(Page(figure, size, fonts, scale, margin), c)
                 if bottom > size[1] - margin / 2:   # a bug of the layout, not a slip
                     raise RuntimeError("the %s card on %s overflows its page %s by %.1f mm" % (
                         lang, paper, draw.__name__, bottom - size[1] + margin / 2))
