@@ -77,7 +77,7 @@ def page(lang):
                 for item in words.setup_items()]),
         "## " + w["codes"],
         _table((w["page_code"], w["page_rule"]),
-               [("`%s`" % text, w["code_rules"][code]) for code, text in words.codes()]),
+               [("`%s`" % text, words.code_rule(code, lang)) for code, text in words.codes()]),
         "## " + w["status"],
         _table((w["page_shows"], w["page_means"]),
                [(_code(shown), w["status_says"][shown]) for shown in words.STATUS]),

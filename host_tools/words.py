@@ -90,8 +90,7 @@ _EN = {
         "wrong-count": "play as many cards as the lead (or no cards keyed)",
         "not-stronger": "not stronger than the play on top",
         "no-such-value": "that value is not in this game (G or H without the expansion)",
-        "no-such-card": "no such card left in the deck (all copies played); in setup: the "
-                        "hands add up to more than the deck",
+        "no-such-card": "no such card left in the deck (all copies played)",
         "impossible-shape": "that card cannot become that value: matchsticks only add "
                             "segments",
         "mixed-values": "the cards are not one value: say the value with AS",
@@ -100,6 +99,11 @@ _EN = {
         "not-your-turn": "not this seat's turn (never shown: the box acts for the seat to act)",
         "has-cards": "the seat still has cards, so it cannot return a matchstick (never shown)",
         "game-over": "the game is over (never shown as an error)",
+    },
+    # the same codes in the setup menu, where they mean something else
+    "code_setup": {
+        "no-such-card": "the seats' cards add up to more than the deck holds",
+        "flash-full": "the box's memory is full: the new game could not be saved",
     },
     "status": "The box says",
     "status_says": {
@@ -284,8 +288,7 @@ _DE = {
         "not-stronger": "nicht stärker als die oberste Ausspielung",
         "no-such-value": "diesen Wert gibt es in diesem Spiel nicht (G oder H ohne "
                          "Erweiterung)",
-        "no-such-card": "diese Karte ist nicht mehr im Spiel (alle Exemplare gespielt); im "
-                        "Menü: die Hände haben mehr Karten als das Spiel",
+        "no-such-card": "diese Karte ist nicht mehr im Spiel (alle Exemplare gespielt)",
         "impossible-shape": "diese Karte kann nicht zu diesem Wert werden: Streichhölzer "
                             "fügen nur Striche hinzu",
         "mixed-values": "die Karten haben nicht einen Wert: den Wert mit AS ansagen",
@@ -296,6 +299,10 @@ _DE = {
         "has-cards": "der Spieler hat noch Karten und kann kein Streichholz zurückgeben (nie "
                      "angezeigt)",
         "game-over": "das Spiel ist zu Ende (nie als Fehler angezeigt)",
+    },
+    "code_setup": {
+        "no-such-card": "die Karten aller Spieler sind zusammen mehr, als das Spiel hat",
+        "flash-full": "der Speicher der Box ist voll: das neue Spiel wurde nicht gespeichert",
     },
     "status": "Die Box meldet",
     "status_says": {
@@ -476,8 +483,7 @@ _JA = {
         "wrong-count": "親が出した枚数と同じ枚数を出す（またはカードが未入力）",
         "not-stronger": "場のカードより強くない",
         "no-such-value": "このゲームに無い数字（拡張なしの G、H）",
-        "no-such-card": "そのカードはもう残っていない（全部出た）。設定では：手札の合計が"
-                        "デッキより多い",
+        "no-such-card": "そのカードはもう残っていない（全部出た）",
         "impossible-shape": "そのカードはその数字にならない：マッチ棒は足すだけ",
         "mixed-values": "カードが同じ数字にならない：AS で数字を宣言する",
         "not-enough-sticks": "カードを変えるマッチ棒が足りない",
@@ -485,6 +491,10 @@ _JA = {
         "not-your-turn": "この席の手番ではない（表示されない：ボックスは手番の席で動く）",
         "has-cards": "まだ手札があるのでマッチ棒は返せない（表示されない）",
         "game-over": "ゲームは終了（エラーとしては表示されない）",
+    },
+    "code_setup": {
+        "no-such-card": "全員の手札の合計がデッキの枚数より多い",
+        "flash-full": "ボックスの記憶がいっぱい：新しいゲームを保存できなかった",
     },
     "status": "ボックスの表示",
     "status_says": {
@@ -657,6 +667,7 @@ def missing():
         wanted = [("code_rules", code) for code, _ in codes()]
         wanted += [(table, row) for row in key_rows() for table in ("key_game", "key_setup")]
         wanted += [("setup_items", item) for item in setup_items()]
+        wanted += [("code_setup", code) for code in _EN["code_setup"]]
         wanted += [("status_says", shown) for shown in STATUS]
         out += ["%s: %s %s" % (lang, table, key) for table, key in wanted if key not in w[table]]
         out += ["%s: %s" % (lang, key) for key in WORDS[DEFAULT] if key not in w]
@@ -708,3 +719,12 @@ def page_script(prefix):
     import json
     data = json.dumps(page_words(prefix), ensure_ascii=False, sort_keys=True)
     return _PAGE_SCRIPT % data.replace("</", "<\\/")
+
+
+def code_rule(code, lang=DEFAULT):
+    """A refusal code's rule in one sentence, with what it means in the setup menu, if anything else."""
+    w = WORDS[lang]
+    rule = w["code_rules"][code]
+    if code in w["code_setup"]:
+        rule += "; %s: %s" % (w["in_setup"], w["code_setup"][code])
+    return rule

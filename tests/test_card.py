@@ -19,7 +19,7 @@ from box import font, keys, screens, setup
 from host_tools import cli, resources, words
 from host_tools.commands import card
 
-PAPERS = [(lang, paper) for lang in words.LANGUAGES for paper in ("a4", "letter")] + [("ja", "a5")]
+PAPERS = [(lang, paper) for lang in words.LANGUAGES for paper in ("a4", "letter", "a5")]
 
 
 def test_every_code_key_setup_item_and_word_of_the_firmware_has_words_in_every_language():

@@ -80,7 +80,7 @@ def content(lang):
         "setup": [(vocabulary.SETUP_SHOWN[item], w["setup_items"][item])
                   for item in vocabulary.setup_items()],
         "status": [(shown, w["status_says"][shown]) for shown in vocabulary.STATUS],
-        "codes": [(text, w["code_rules"][code]) for code, text in vocabulary.codes()],
+        "codes": [(text, vocabulary.code_rule(code, lang)) for code, text in vocabulary.codes()],
         "costs": [[cards.cost(face, value) for value in range(cards.VALUES)]
                   for face in range(cards.VALUES)],
         "base": 16,
@@ -311,7 +311,7 @@ def back(page, c):
         for shown, rule in chunk:
             dw = page.display(x, yy, dh, shown)
             h = page.write(x + dw + 2 * s, yy + 0.2 * s, rule, col - dw - 2 * s, 8.2)
-            yy += max(h, dh) + 2 * s
+            yy += max(h, dh) + 1.6 * s
         bottom = max(bottom, yy)
     y = bottom + 4 * s
     # the costs: a row a card, a column a value
