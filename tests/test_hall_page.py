@@ -78,6 +78,13 @@ def test_the_page_at_360_px(tmp_path):
             cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
             assert ja["hall_finished"] in cards["t1"]["text"]
             assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
+            # no ?lang: the browser's language (German here)
+            german = browser.new_page(locale="de-DE")
+            german.goto("http://127.0.0.1:%d/" % hall.http)
+            german.wait_for_function("document.querySelectorAll('section.table').length == 2",
+                                     timeout=20000)
+            assert german.inner_text("h1[data-w=hall_standings]") == \
+                words.words("de")["hall_standings"]
             assert errors == []
             browser.close()
     finally:
