@@ -152,6 +152,7 @@ _EN = {
                 "setup menu: PLAY through the items to start a game. Reloading the page is a "
                 "power cut: the game resumes from the record kept in this browser.",
     "web_game": "The game",
+    "web_no_game": "no game yet",
     "web_turn": "turn",
     "web_order": "order",
     "web_table": "table",
@@ -352,6 +353,7 @@ _DE = {
                 "Spiel. Neu laden ist ein Stromausfall: das Spiel geht mit der Aufzeichnung "
                 "in diesem Browser weiter.",
     "web_game": "Das Spiel",
+    "web_no_game": "noch kein Spiel",
     "web_turn": "am Zug",
     "web_order": "Reihenfolge",
     "web_table": "Tisch",
@@ -539,6 +541,7 @@ _JA = {
                 "から始まります：PLAY で項目を進めるとゲーム開始。ページの再読み込みは停電と"
                 "同じ：このブラウザに残る記録からゲームが続きます。",
     "web_game": "ゲーム",
+    "web_no_game": "まだゲームなし",
     "web_turn": "手番",
     "web_order": "強弱",
     "web_table": "場",
@@ -676,10 +679,11 @@ def missing():
     return out
 
 
-def page_words(prefix):
-    """{language: {key: text}} of the words whose keys start with `prefix` ('web_', 'hall_'):
-    what a page carries, as JSON, to set its labels in the reader's language."""
-    return {lang: {k: v for k, v in WORDS[lang].items() if k.startswith(prefix)}
+def page_words(prefix, extra=()):
+    """{language: {key: text}} of the words whose keys start with `prefix` ('web_', 'hall_'),
+    and those named in `extra`: what a page carries, as JSON, to set its labels in the
+    reader's language."""
+    return {lang: {k: v for k, v in WORDS[lang].items() if k.startswith(prefix) or k in extra}
             for lang in LANGUAGES}
 
 
@@ -713,11 +717,11 @@ _PAGE_SCRIPT = """<script>
 </script>"""
 
 
-def page_script(prefix):
-    """The <script> that sets a page's labels (those of page_words(prefix)) in the reader's
-    language; the page puts it in its <head>."""
+def page_script(prefix, extra=()):
+    """The <script> that sets a page's labels (those of page_words(prefix, extra)) in the
+    reader's language; the page puts it in its <head>."""
     import json
-    data = json.dumps(page_words(prefix), ensure_ascii=False, sort_keys=True)
+    data = json.dumps(page_words(prefix, extra), ensure_ascii=False, sort_keys=True)
     return _PAGE_SCRIPT % data.replace("</", "<\\/")
 
 

@@ -14,7 +14,6 @@ matplotlib-fontja); every string is held against its font's character map before
 drawn, so a glyph cannot go missing. The lines are broken here (matplotlib does not wrap to a
 width), between words, or between characters in Japanese.
 """
-import importlib.metadata
 import math
 import os
 import re
@@ -44,12 +43,10 @@ def font_files(lang):
     folder = os.path.join(matplotlib.get_data_path(), "fonts", "ttf")
     regular = os.path.join(folder, "DejaVuSans.ttf")
     if lang == "ja":
-        try:
-            regular = str(importlib.metadata.distribution("matplotlib-fontja").locate_file(
-                "matplotlib_fontja/fonts/ipaexg.ttf"))
-        except importlib.metadata.PackageNotFoundError:
+        regular = vocabulary.resources.japanese_font()
+        if regular is None:
             raise MatchboxError("--lang ja", "the Japanese font is not installed (it comes "
-                                "with the package: pip install matplotlib-fontja)") from None
+                                "with the package: pip install matplotlib-fontja)")
     return regular, os.path.join(folder, "DejaVuSans-Bold.ttf")
 
 
