@@ -59,7 +59,7 @@ def page(lang):
         extra = ["%s(%d)" % (SHOWN[v], c) for v, c in options if v >= 16]
         costs.append(("`%s`" % SHOWN[face], " ".join(base), " ".join(extra)))
     parts = [
-        "# %s: %s" % (w["game"], w["page_title"]),
+        "# " + w["page_heading"],
         "<!-- Written by python -m host_tools.table_pages from host_tools/words.py and the "
         "firmware's tables: edit those, not this page. -->",
         "%s: %s" % (w["page_other"], other),

@@ -101,9 +101,10 @@ _EN = {
         "game-over": "the game is over (never shown as an error)",
     },
     # the same codes in the setup menu, where they mean something else
+    "setup_means": "; in the setup menu: ",
     "code_setup": {
         "no-such-card": "the seats' cards add up to more than the deck holds",
-        "flash-full": "the box's memory is full: the new game could not be saved",
+        "flash-full": "the new game could not be saved",
     },
     "status": "The box says",
     "status_says": {
@@ -184,8 +185,7 @@ _EN = {
     "hall_points": "points",
     "hall_games": "games",
     "hall_places": "places",
-    "game": "Matchstick Tycoon",
-    "page_title": "At the table",
+    "page_heading": "Matchstick Tycoon: at the table",
     "page_intro": "What the players read on the box: its four displays, its keys and its codes. "
                   "The same words are on the printable table card, `matchbox card --lang en -o "
                   "card.pdf` (A4; `--paper letter` or `a5`): print it on both sides of one "
@@ -301,9 +301,10 @@ _DE = {
                      "angezeigt)",
         "game-over": "das Spiel ist zu Ende (nie als Fehler angezeigt)",
     },
+    "setup_means": "; im Einstellungsmenü: ",
     "code_setup": {
         "no-such-card": "die Karten aller Spieler sind zusammen mehr, als das Spiel hat",
-        "flash-full": "der Speicher der Box ist voll: das neue Spiel wurde nicht gespeichert",
+        "flash-full": "das neue Spiel wurde nicht gespeichert",
     },
     "status": "Die Box meldet",
     "status_says": {
@@ -385,8 +386,7 @@ _DE = {
     "hall_points": "Punkte",
     "hall_games": "Spiele",
     "hall_places": "Plätze",
-    "game": "Matchstick Tycoon",
-    "page_title": "Am Tisch",
+    "page_heading": "Matchstick Tycoon: am Tisch",
     "page_intro": "Was die Spieler auf der Box lesen: ihre vier Anzeigen, ihre Tasten und ihre "
                   "Codes. Dieselben Worte stehen auf der Tischkarte zum Ausdrucken, "
                   "`matchbox card --lang de -o karte.pdf` (A4; `--paper letter` oder `a5`): "
@@ -494,9 +494,10 @@ _JA = {
         "has-cards": "まだ手札があるのでマッチ棒は返せない（表示されない）",
         "game-over": "ゲームは終了（エラーとしては表示されない）",
     },
+    "setup_means": "。設定メニューでは：",
     "code_setup": {
         "no-such-card": "全員の手札の合計がデッキの枚数より多い",
-        "flash-full": "ボックスの記憶がいっぱい：新しいゲームを保存できなかった",
+        "flash-full": "新しいゲームを保存できなかった",
     },
     "status": "ボックスの表示",
     "status_says": {
@@ -573,8 +574,7 @@ _JA = {
     "hall_points": "点",
     "hall_games": "ゲーム",
     "hall_places": "順位",
-    "game": "マッチ売りの大富豪",
-    "page_title": "テーブルで",
+    "page_heading": "マッチ売りの大富豪：テーブルで",
     "page_intro": "プレイヤーがボックスで読むもの：4つの表示、キー、コード。同じ言葉が印刷用の"
                   "テーブルカードにあります：`matchbox card --lang ja -o card.pdf`（A4。"
                   "`--paper letter` または `a5`）。1枚の両面に印刷して、ボックスの横に置いて"
@@ -730,5 +730,5 @@ def code_rule(code, lang=DEFAULT):
     w = WORDS[lang]
     rule = w["code_rules"][code]
     if code in w["code_setup"]:
-        rule += "; %s: %s" % (w["in_setup"], w["code_setup"][code])
+        rule += w["setup_means"] + w["code_setup"][code]
     return rule
