@@ -144,7 +144,18 @@ class Page:
 
     def lines(self, text, width, size, bold=False):
         """Text broken into lines no wider than `width` mm: between words, or in Japanese
-        between characters (never before a closing mark)."""
+        between characters (never before a closing mark), and without a last line of one or
+        two characters where narrower lines avoid it in as many lines."""
+        out = self._fill(text, width, size, bold)
+        for narrower in (0.95, 0.9, 0.85, 0.8):
+            if len(out) < 2 or len(out[-1]) > 2:
+                break
+            trial = self._fill(text, width * narrower, size, bold)
+            if len(trial) == len(out) and len(trial[-1]) > 2:
+                return trial
+        return out
+
+    def _fill(self, text, width, size, bold):
         tokens = re.findall(r"[^\s\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]+|\s+|.", text)
         out = [""]
         for token in tokens:
