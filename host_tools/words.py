@@ -42,8 +42,8 @@ _EN = {
         "the cards in the hand of the seat to act; rEtn when it must return a matchstick",
         "the matchsticks of the seat to act",
     ),
-    "entry": "While you key in a play, the faces show on display 2 and the preview on "
-             "display 3: the value it plays as and, after the colon, the matchsticks it costs.",
+    "entry": "While you key in a play, the faces show on display 3 and the preview on "
+             "display 4: the value it plays as and, after the colon, the matchsticks it costs.",
     "keys": "Keys",
     "key": "key",
     "in_game": "in a game",
@@ -235,8 +235,8 @@ _DE = {
         "die Handkarten des Spielers am Zug; rEtn, wenn er ein Streichholz zurückgeben muss",
         "die Streichhölzer des Spielers am Zug",
     ),
-    "entry": "Beim Eintippen einer Ausspielung stehen die Karten auf Anzeige 2 und die "
-             "Vorschau auf Anzeige 3: der Wert, als der sie gelten, und nach dem Doppelpunkt, "
+    "entry": "Beim Eintippen einer Ausspielung stehen die Karten auf Anzeige 3 und die "
+             "Vorschau auf Anzeige 4: der Wert, als der sie gelten, und nach dem Doppelpunkt, "
              "wie viele Streichhölzer das kostet.",
     "keys": "Tasten",
     "key": "Taste",
@@ -437,7 +437,7 @@ _JA = {
         "手番の人の手札の枚数。マッチ棒を1本返す番なら rEtn",
         "手番の人のマッチ棒の本数",
     ),
-    "entry": "カードを打ち込む間は、表示2にカード、表示3に予告が出ます：出す数字と、"
+    "entry": "カードを打ち込む間は、表示3にカード、表示4に予告が出ます：出す数字と、"
              "コロンの後に必要なマッチ棒の本数。",
     "keys": "キー",
     "key": "キー",
