@@ -21,6 +21,7 @@ import tempfile
 
 from host_tools import resources, words
 from host_tools.commands import card
+from host_tools.virtual.docs_images import refresh, report
 
 DOCS = os.path.join(resources.CHECKOUT, "docs") if resources.CHECKOUT else None
 NAMES = {"en": "English", "de": "Deutsch", "ja": "日本語"}
@@ -148,19 +149,8 @@ def main(argv=None):
     import matplotlib.image
     stale = []
     for lang in words.LANGUAGES:
-        text = page(lang)
-        target = page_path(lang)
-        try:
-            with open(target, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            stale.append(target)
-            if not args.check:
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "w", encoding="utf-8") as f:
-                    f.write(text)
+        if refresh(page_path(lang), page(lang), args.check):
+            stale.append(page_path(lang))
         if args.pages_only:
             continue
         with tempfile.TemporaryDirectory() as tmp:
@@ -170,15 +160,7 @@ def main(argv=None):
                 if not args.check:
                     matplotlib.image.imsave(picture_path(lang), picture(pdf),
                                             metadata={"Software": None, SOURCE: digest})
-    names = [os.path.relpath(p, resources.CHECKOUT) for p in stale]
-    if args.check and stale:
-        print("out of date (run python -m host_tools.table_pages): " + ", ".join(names),
-              file=sys.stderr)
-        return 1
-    for name in names:
-        print("wrote " + name)
-    return 0
-
+    return report(stale, args.check, "host_tools.table_pages")
 
 if __name__ == "__main__":
     sys.exit(main())
