@@ -17,6 +17,7 @@ width), between words, or between characters in Japanese.
 import math
 import os
 import re
+import tempfile
 
 from host_tools import words as vocabulary
 from host_tools.errors import MatchboxError
@@ -399,6 +400,19 @@ def add_arguments(parser):
 def run(args):
     from host_tools.commands.report import writable
     writable(args.output)
-    write_pdf(args.output, args.lang, args.paper)
+    # drawn into a new file beside it, which then takes its name: a card that fails half-way
+    # leaves no half card, and an old one as it was
+    fd, part = tempfile.mkstemp(prefix=".card-", suffix=".pdf",
+                                dir=os.path.dirname(args.output) or ".")
+    os.close(fd)
+    try:
+        write_pdf(part, args.lang, args.paper)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(part, 0o666 & ~umask)   # as a file opened for writing would be, not mkstemp's
+        os.replace(part, args.output)
+    finally:
+        if os.path.exists(part):
+            os.remove(part)
     print(args.output)
     return 0
