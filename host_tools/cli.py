@@ -41,6 +41,8 @@ COMMANDS = (
     ("replay", "host_tools.commands.replay", "check game records and show the final state"),
     ("ref", "host_tools.commands.ref",
      "quick reference: the values each face can become and their cost"),
+    ("card", "host_tools.commands.card",
+     "write the printable table card (PDF) in the players' language: en, de or ja"),
     ("sim", "host_tools.commands.sim", "run the box in the simulator (terminal, or --headless)"),
     ("uf2", "host_tools.commands.uf2",
      "add the box to a downloaded MicroPython UF2: one file to drag onto many Picos"),

@@ -73,6 +73,19 @@ def firmware_module(name):
     return importlib.import_module(name)
 
 
+def japanese_font():
+    """The file of IPAexGothic, the font the Japanese table card and pages are set in (the
+    PyPI package matplotlib-fontja, a dependency: found by its metadata, not imported, since
+    importing it changes matplotlib's default font); None when it is not installed."""
+    import importlib.metadata
+    try:
+        dist = importlib.metadata.distribution("matplotlib-fontja")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    path = str(dist.locate_file("matplotlib_fontja/fonts/ipaexg.ttf"))
+    return path if os.path.isfile(path) else None
+
+
 def package_file(*parts):
     """A file of the host_tools package itself (a module another runtime loads by path)."""
     return os.path.join(_PACKAGE, *parts)

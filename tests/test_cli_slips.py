@@ -112,6 +112,13 @@ CASES = [
     (("ref", "Z"), 2, ["'Z'", "not a card"]),
     (("ref", "99"), 2, ["'99'", "not a card"]),
     (("ref", ""), 2, ["''", "not a card"]),
+    (("ref", "--lang", "fr"), 2, ["--lang", "invalid choice: 'fr'"]),
+    # card
+    (("card", "--lang", "fr"), 2, ["--lang", "invalid choice: 'fr'"]),
+    (("card", "--paper", "b5"), 2, ["--paper", "invalid choice: 'b5'"]),
+    (("card", "-o", "dir"), 2, ["cannot write dir", "it is a directory"]),
+    (("card", "-o", "nofolder/card.pdf"), 2, ["nofolder/card.pdf", "no such folder"]),
+    (("card", "-o", "/proc/card.pdf"), 2, ["/proc/card.pdf", "takes no new files"]),
     # sim: numbers, keys, the journal, the flash folder
     (("sim", "--headless", "--displays", "0"), 2, ["--displays", "1 to 4", "not 0"]),
     (("sim", "--headless", "--displays", "9"), 2, ["--displays", "1 to 4", "not 9"]),

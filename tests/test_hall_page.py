@@ -9,6 +9,8 @@ import pytest
 
 from hall_helpers import CLI, Hall, enrol, game_ops
 
+from host_tools import words
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     pytest.skip("browser tests need Chromium: apt-get install chromium", allow_module_level=True)
@@ -66,6 +68,23 @@ def test_the_page_at_360_px(tmp_path):
             # the events carry t2 only: t1's card is merged around, not drawn again
             assert page.evaluate("document.querySelector('section.table[data-box=t1]').kept") == 1
             assert [c["box"] for c in page.evaluate(CARDS_JS)] == ["t1", "t2"]
+            # ?lang=ja: the labels and phrases in Japanese (host_tools.words)
+            ja = words.words("ja")
+            page.goto("http://127.0.0.1:%d/?lang=ja" % hall.http)
+            page.wait_for_function("document.querySelectorAll('section.table').length == 2",
+                                   timeout=20000)
+            assert page.evaluate("document.documentElement.lang") == "ja"
+            assert page.inner_text("h1[data-w=hall_standings]") == ja["hall_standings"]
+            cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
+            assert ja["hall_finished"] in cards["t1"]["text"]
+            assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
+            # no ?lang: the browser's language (German here)
+            german = browser.new_page(locale="de-DE")
+            german.goto("http://127.0.0.1:%d/" % hall.http)
+            german.wait_for_function("document.querySelectorAll('section.table').length == 2",
+                                     timeout=20000)
+            assert german.inner_text("h1[data-w=hall_standings]") == \
+                words.words("de")["hall_standings"]
             assert errors == []
             browser.close()
     finally:

@@ -192,6 +192,27 @@ def test_ref(pkg):
     assert pkg.matchbox("ref", "3").stdout == _checkout("ref", "3").stdout
 
 
+def test_card_in_japanese_and_german_with_its_fonts(pkg):
+    """The Japanese font comes with the package's dependencies (no system font): every
+    character of the card is in a font embedded in its PDF, and its pages render."""
+    from test_card import embedded_cmaps
+    from host_tools.commands import card
+    assert pkg.matchbox("card", "--lang", "ja", "-o", "card.pdf").stdout == "card.pdf\n"
+    pkg.matchbox("card", "--lang", "de", "--paper", "letter", "-o", "karte.pdf")
+    for name, lang in (("card.pdf", "ja"), ("karte.pdf", "de")):
+        with open(os.path.join(pkg.work, name), "rb") as f:
+            pdf = f.read()
+        covered = embedded_cmaps(pdf)
+        assert not [ch for ch in "".join(card.texts(card.content(lang)))
+                    if ch.strip() and ord(ch) not in covered], name
+        if shutil.which("pdftoppm"):
+            _run(["pdftoppm", "-r", "20", "-png", os.path.join(pkg.work, name),
+                  os.path.join(pkg.work, lang)])
+            assert os.path.isfile(os.path.join(pkg.work, lang + "-2.png"))
+        if lang == "ja":
+            assert b"IPAexGothic" in pdf
+
+
 def test_report(pkg):
     shutil.copyfile(GAME, os.path.join(pkg.work, "report-game.txt"))
     pkg.matchbox("report", "report-game.txt", "-o", "report.html")

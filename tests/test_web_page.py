@@ -256,6 +256,26 @@ def test_loading_a_record_checks_it_with_the_replay_reader(page):
         assert panel_seats(page.evaluate(PANEL_JS)) == seats(box.state())
 
 
+@pytest.mark.parametrize("lang", ["ja", "de"])
+def test_the_labels_in_the_language_asked_for(browser, site, lang):
+    from host_tools import words
+    said = words.words(lang)
+    try:
+        browser.goto(site + "?lang=" + lang)
+        browser.wait_for_selector("body[data-ready='1']", timeout=30000)
+        assert browser.evaluate("document.documentElement.lang") == lang
+        for key in ("web_download", "web_game", "web_happened", "web_keymap", "web_on"):
+            assert browser.inner_text("#message" if key == "web_on" else "[data-w=%s]" % key) \
+                == said[key], key
+        assert browser.inner_text("#seat-table thead").split() == [
+            said[k] for k in ("web_seat", "web_cards", "web_sticks", "web_rank")]
+    finally:
+        browser.goto(site)
+        browser.wait_for_selector("body[data-ready='1']", timeout=30000)
+    assert browser.evaluate("document.documentElement.lang") == "en"
+    assert browser.errors == []
+
+
 def test_narrow_screen_nothing_overflows(page, tmp_path):
     page.set_viewport_size({"width": 360, "height": 740})
     try:

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import webbrowser
 
-from host_tools import resources
+from host_tools import resources, words
 from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
@@ -36,6 +36,7 @@ BOARD_FILES = (
     ("reports/replay_portable.py", "replay_portable.py"),
     ("reports/state_log.py", "state_log.py"),
 )
+JAPANESE_FONT = "ipaexg.ttf"   # IPAexGothic, in the site under this name
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
             "MENU": "m, M held"}
 
@@ -83,7 +84,8 @@ def page_html(pinmap):
     buttons = "".join(_key(b, " button" if len(b) > 1 else "") for b in BUTTONS)
     return (html.replace("{{displays}}", displays_markup(pinmap))
             .replace("{{segment_style}}", segment_style(len(pinmap["displays"])))
-            .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons))
+            .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons)
+            .replace("{{words}}", words.page_script("web_", ("display_names",))))
 
 
 def _copy(src, dest):
@@ -125,6 +127,10 @@ def build(dest):
     for name in PAGE_FILES[1:]:
         _copy(os.path.join(PAGE, name), os.path.join(dest, name))
         written.append(name)
+    font = resources.japanese_font()
+    if font:   # for the Japanese labels where the system has no Japanese font (page.css)
+        _copy(font, os.path.join(dest, JAPANESE_FONT))
+        written.append(JAPANESE_FONT)
     with open(os.path.join(dest, "index.html"), "w") as f:
         f.write(page_html(pinmap))
     written.append("index.html")

@@ -22,7 +22,7 @@ import json
 import threading
 import time
 
-from host_tools import web_server
+from host_tools import web_server, words
 from host_tools.hall import standings
 from host_tools.hall.accounts import NAME
 
@@ -113,7 +113,10 @@ class Site:
 
 
 def page():
-    return importlib.resources.files("host_tools.hall").joinpath("page.html").read_bytes()
+    """The live page, with its words in every language (host_tools.words: ?lang= or the
+    browser's language picks one)."""
+    html = importlib.resources.files("host_tools.hall").joinpath("page.html").read_text("utf-8")
+    return html.replace("{{words}}", words.page_script("hall_")).encode()
 
 
 class Handler(web_server.Handler):

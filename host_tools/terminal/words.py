@@ -2,33 +2,14 @@
 buzzer tones (imported from the firmware, never parsed), announcements, hints, and two status
 lines about the setup and the game. Pure functions; the engine's notation reader only."""
 from host_tools import resources
+from host_tools import words as players
 from tycoon import notation
 
 # Plain words for the firmware's error codes (the displays show box.screens' text of the code
-# and "Err").
-ERROR_HELP = {
-    "not-your-turn": "not this seat's turn",
-    "game-over": "the game is over",
-    "must-return": "this seat has no cards: PLAY returns a stick",
-    "has-cards": "this seat still has cards: play or pass",
-    "cannot-pass": "the leader cannot pass: play 1 to 5 cards",
-    "too-many-cards": "1 to 5 cards per play",
-    "not-in-hand": "more cards than this seat holds",
-    "wrong-count": "play as many cards as the table (or press faces first)",
-    "not-stronger": "not stronger than the table",
-    "no-such-value": "that value is not in this game",
-    "no-such-card": "more copies of a card than the deck has",
-    "impossible-shape": "a face cannot become that value",
-    "mixed-values": "the cards do not make one value (AS sets one)",
-    "not-enough-sticks": "not enough matchsticks to complete the cards",
-    "flash-full": "the box's flash is full: the action was not saved",
-}
-
-# The same codes where the setup menu means something else by them.
-SETUP_ERROR_HELP = {
-    "no-such-card": "the seats' cards add up to more than the deck holds",
-    "flash-full": "the box's flash is full: the new game could not be saved",
-}
+# and "Err"), and for those the setup menu means something else by: the players' English words
+# (host_tools.words, those of the table card).
+ERROR_HELP = players.words("en")["code_rules"]
+SETUP_ERROR_HELP = players.words("en")["code_setup"]
 
 # The buzzer's sequences (box.buzzer) -> what the box means by them.
 TONE_WORDS = {

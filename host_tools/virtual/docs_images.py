@@ -74,30 +74,36 @@ def main(argv=None):
         print("docs_images: the docs are not here: run it in a checkout of the repository",
               file=sys.stderr)
         return 2
-    stale = []
-    for name in SITUATIONS:
-        text = render(name)
-        target = path(name)
-        try:
-            with open(target) as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current == text:
-            continue
-        stale.append(os.path.relpath(target, resources.CHECKOUT))
-        if not args.check:
-            os.makedirs(IMAGES, exist_ok=True)
-            with open(target, "w") as f:
-                f.write(text)
-    if args.check and stale:
-        print("out of date (run python -m host_tools.virtual.docs_images): " + ", ".join(stale),
-              file=sys.stderr)
+    stale = [path(name) for name in SITUATIONS if refresh(path(name), render(name), args.check)]
+    return report(stale, args.check, "host_tools.virtual.docs_images")
+
+
+def refresh(target, text, check):
+    """Whether the file `target` lacks or differs from `text`; then, unless `check`, write it.
+    (The docs' generated files: these pictures, the table pages of host_tools.table_pages.)"""
+    try:
+        with open(target, encoding="utf-8") as f:
+            if f.read() == text:
+                return False
+    except OSError:
+        pass
+    if not check:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+    return True
+
+
+def report(stale, check, tool):
+    """Say which generated files were out of date (and written, unless `check`): the exit
+    status, 1 when checking found one."""
+    names = [os.path.relpath(p, resources.CHECKOUT) for p in stale]
+    if check and stale:
+        print("out of date (run python -m %s): %s" % (tool, ", ".join(names)), file=sys.stderr)
         return 1
-    for name in stale:
+    for name in names:
         print("wrote " + name)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -338,8 +338,14 @@ async function start() {
   $("download").addEventListener("click", download);
   $("load").addEventListener("change", loadRecord);
   setInterval(tick, STEP_MS);
+  // the displays' labels in the reader's language (host_tools.words' display names)
+  document.querySelectorAll("#displays svg").forEach((svg, i) => {
+    const label = svg.querySelector(":scope > text");
+    const name = window.W("display_names")[i];
+    if (label && name) label.textContent = (i + 1) + " " + name;
+  });
   document.body.dataset.ready = "1";
-  say("The box is on. Click the keys or type (keyboard map below).", false);
+  say(window.W("web_on"), false);   // the page's words, in the reader's language
 }
 
 // For tests and the curious: whether every key sent has been taken and let go.
