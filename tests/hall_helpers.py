@@ -1,6 +1,7 @@
 """Helpers of the hall tests: free ports, a hall served in its own process (killed with
 SIGKILL when a test says so), MQTT clients that report what the broker answered, and games
 keyed on the virtual box."""
+import contextlib
 import json
 import os
 import random
@@ -144,9 +145,37 @@ class Mosquitto:
             self.proc = None
 
 
+@contextlib.contextmanager
+def served(tmp_path, broker, boxes=("t1", "t2")):
+    """A Hall serving from tmp_path/hall with `boxes` enrolled (hall.urls), on the embedded
+    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it)."""
+    import pytest
+    folder = str(tmp_path / "hall")
+    port = free_port()
+    urls = {box: enrol(folder, box, port) for box in boxes}
+    mosquitto = None
+    if broker == "mosquitto":
+        if MOSQUITTO is None:
+            pytest.skip(NO_MOSQUITTO)
+        mosquitto = Mosquitto(folder, port).start()
+        h = Hall(folder, broker=port)
+    else:
+        h = Hall(folder)
+        h.mqtt = port
+    h.start()
+    h.urls, h.broker = urls, mosquitto
+    try:
+        yield h
+    finally:
+        h.stop()
+        if mosquitto is not None:
+            mosquitto.kill()
+
+
 class Client:
     """A paho client that records the broker's answers: `rc` of the connection, `granted`
-    of each subscription, the messages received."""
+    of each subscription, the messages received. Its client id is the account's own
+    (accounts.client_id) unless told."""
 
     def __init__(self, port, user=None, password=None, client_id=None):
         self.rc = None
@@ -154,7 +183,8 @@ class Client:
         self.messages = []
         self.done = threading.Event()
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                        client_id=client_id or "test-%d" % random.randrange(1 << 30))
+                        client_id=client_id or (accounts.client_id(user) if user else
+                                                "test-%d" % random.randrange(1 << 30)))
         if user is not None:
             c.username_pw_set(user, password)
         c.on_connect = self._connect
