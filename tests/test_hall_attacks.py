@@ -237,3 +237,43 @@ def test_the_hall_notices_it_no_longer_receives(tmp_path):
     finally:
         keep.stop()
         broker.stop()
+
+
+def test_every_url_answers_while_a_copy_is_set_aside(tmp_path, capfd):
+    """Issue 30's fourth, at the serving side: t1's copy set aside (as a rewritten record does)
+    and nothing of the game taken again yet, every URL of the hall still answers, t1 as a table
+    with no line, t2 as before."""
+    import threading
+    import urllib.request
+    from host_tools.hall import site
+    tables = records.Tables(str(tmp_path))
+    for box in ("t1", "t2"):
+        assert tables.store_all([(box, GAME, seq, line, None, None)
+                                 for seq, line in enumerate(header_lines(), 1)]) \
+            == [records.STORED] * 6
+    with tables.lock:
+        tables.table("t1")._set_aside(GAME, {})
+    assert not os.path.exists(tables.table("t1").path())
+    httpd = site.server(site.Site(tables))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = "http://127.0.0.1:%d" % httpd.server_address[1]
+    get = lambda path: urllib.request.urlopen(base + path, timeout=5)
+    try:
+        for path in ("/", "/tables/t1.svg", "/tables/t2.svg", "/standings.json"):
+            with get(path) as answer:
+                assert answer.status == 200 and answer.read(), path
+        with get("/tables/t1.txt") as answer:
+            assert answer.status == 200 and answer.read() == b""
+        with get("/tables/t2.txt") as answer:
+            assert answer.read().decode().splitlines() == header_lines()
+        with get("/tables.json") as answer:
+            views = {v["box"]: v for v in json.loads(answer.read())}
+        assert views["t1"]["seq"] == 0 and views["t1"]["error"] is None
+        assert views["t2"]["seq"] == 6 and views["t2"]["error"] is None
+        with get("/events") as answer:
+            event = json.loads(answer.readline()[len(b"data: "):])
+        assert sorted(v["box"] for v in event["tables"]) == ["t1", "t2"]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert capfd.readouterr().err == ""
