@@ -7,17 +7,15 @@ soak-hall-attacks` runs the larger versions: bench/hall_attacks.py.)"""
 import asyncio
 import json
 import os
-import socket
-import struct
 import time
 
 import pytest
 
-from hall_helpers import (Client, header_lines, line_message, served, until)
+from hall_helpers import (GAME, Client, box_password, broker_pid, header_lines, line_message,
+                          long_publish, rss, served, stores_and_acks, until)
 from host_tools.hall import accounts, keeper, protocol, records
 
 pytestmark = pytest.mark.timeout(120)
-GAME = "001-00000000"
 
 
 @pytest.fixture(params=["amqtt", "mosquitto"])
@@ -27,37 +25,19 @@ def hall(tmp_path, request):
         yield h
 
 
-def password(hall, box):
-    return protocol.parse_url(hall.urls[box])[3]
-
-
-def stores_and_acks(hall, box, lines, timeout=10):
-    """Box publishes `lines` (from 1) and the hall stores and acknowledges them."""
-    c = Client(hall.mqtt, box, password(hall, box))
-    assert c.rc == 0, c.rc
-    assert c.subscribe(protocol.ack_topic(box)) == 1
-    for seq, line in enumerate(lines, 1):
-        c.publish(protocol.journal_topic(box), line_message(GAME, seq, line))
-    acked = lambda: c.messages and json.loads(c.messages[-1][1])["seq"] == len(lines)
-    try:
-        return until(acked, timeout) and hall.tables()[box]["seq"] == len(lines)
-    finally:
-        c.close()
-
-
 def test_refused_connects_with_taken_client_ids_change_nothing(hall):
     """Issue 30's first reproduction: a client without an account, a box's account, a wrong
     password, each with the hall's client id or another box's, again and again: the hall
     still stores and acknowledges every line, and t1 keeps its connection and subscription."""
-    t1 = Client(hall.mqtt, "t1", password(hall, "t1"))
+    t1 = Client(hall.mqtt, "t1", box_password(hall, "t1"))
     assert t1.subscribe(protocol.ack_topic("t1")) == 1
     assert until(lambda: t1.messages, 10)
     lost = []
     t1.client.on_disconnect = lambda *args: lost.append(args)
     attempts = [(None, None, accounts.HALL_CLIENT_ID), ("t2", "wrong", accounts.HALL_CLIENT_ID),
                 ("t1", "wrong", "box-t1"), ("hall", "wrong", accounts.HALL_CLIENT_ID),
-                ("t2", password(hall, "t2"), accounts.HALL_CLIENT_ID),
-                ("t2", password(hall, "t2"), "box-t1")]
+                ("t2", box_password(hall, "t2"), accounts.HALL_CLIENT_ID),
+                ("t2", box_password(hall, "t2"), "box-t1")]
     for _ in range(3):
         for user, secret, client_id in attempts:
             c = Client(hall.mqtt, user, secret, client_id=client_id)
@@ -75,75 +55,13 @@ def test_refused_connects_with_taken_client_ids_change_nothing(hall):
     assert "connecting again" not in hall.messages()
 
 
-def connect_packet(client_id, user, secret):
-    def text(s):
-        b = s.encode()
-        return struct.pack("!H", len(b)) + b
-    body = text("MQTT") + bytes([4, 0xC2]) + struct.pack("!H", 30) + \
-        text(client_id) + text(user) + text(secret)
-    return bytes([0x10]) + remaining(len(body)) + body
-
-
-def remaining(n):
-    out = bytearray()
-    while True:
-        n, digit = n >> 7, n & 0x7F
-        out.append(digit | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def rss(pid):
-    """The resident memory of a process, in bytes."""
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError("no VmRSS")
-
-
-def broker_pid(hall):
-    if hall.kind == "mosquitto":
-        return hall.broker.proc.pid
-    with open("/proc/%d/task/%d/children" % (hall.proc.pid, hall.proc.pid)) as f:
-        return int(f.read().split()[0])
-
-
-def long_publish(port, box, secret, size, chunk=1 << 16, timeout=10):
-    """An enrolled box's PUBLISH of `size` bytes on its journal topic, sent as fast as the
-    broker reads it; (bytes sent, whether the broker closed the connection)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout)
-    try:
-        s.sendall(connect_packet("box-" + box, box, secret))
-        assert s.recv(4) == b"\x20\x02\x00\x00"
-        topic = protocol.journal_topic(box).encode()
-        head = struct.pack("!H", len(topic)) + topic
-        s.sendall(bytes([0x30]) + remaining(len(head) + size) + head)
-        sent = 0
-        block = b"x" * chunk
-        try:
-            while sent < size:
-                s.sendall(block[:size - sent])
-                sent += min(chunk, size - sent)
-        except OSError:   # reset, or the broker stopped reading and the send timed out
-            return sent, True
-        try:
-            return sent, s.recv(1) == b""
-        except socket.timeout:
-            return sent, False
-        except OSError:
-            return sent, True
-    finally:
-        s.close()
-
-
 def test_a_long_publish_closes_its_connection_before_it_is_held(hall):
     """Issue 30's third: an enrolled box publishes 6 MB on its own journal topic; the broker
     closes the connection (at MAX_PACKET bytes) and neither it nor the hall grows by more than a
     few MB; the box connects again and its lines are stored."""
     pid = broker_pid(hall)
     before = rss(pid), rss(hall.proc.pid)
-    sent, closed = long_publish(hall.mqtt, "t1", password(hall, "t1"), 6 << 20)
+    sent, closed = long_publish(hall.mqtt, "t1", box_password(hall, "t1"), 6 << 20)
     assert closed, sent
     time.sleep(0.5)
     grown = rss(pid) - before[0], rss(hall.proc.pid) - before[1]
@@ -156,10 +74,10 @@ def test_a_fresh_subscription_gets_the_retained_ack_once(hall):
     subscribing to them got the retained one twice from amqtt (at its CONNECT, for the box's
     subscription, and at its SUBSCRIBE); now the embedded broker refuses its client id, and
     whoever subscribes gets it once."""
-    box = Client(hall.mqtt, "t1", password(hall, "t1"))
+    box = Client(hall.mqtt, "t1", box_password(hall, "t1"))
     assert box.subscribe(protocol.ack_topic("t1")) == 1
     for client_id in ("box-t1-again", "box-t1", None):
-        other = Client(hall.mqtt, "t1", password(hall, "t1"), client_id=client_id)
+        other = Client(hall.mqtt, "t1", box_password(hall, "t1"), client_id=client_id)
         if not other.rc.is_failure:
             assert other.subscribe(protocol.ack_topic("t1")) == 1
             assert until(lambda: other.messages, 10)
@@ -172,7 +90,7 @@ def test_a_fresh_subscription_gets_the_retained_ack_once(hall):
 def test_refused_messages_are_logged_a_count_a_minute(hall):
     """A box sending 300 bad messages in a burst: the hall logs DROPS_LOGGED of them, stores
     the box's good lines, and when it stops counts the others in one line."""
-    t1 = Client(hall.mqtt, "t1", password(hall, "t1"))
+    t1 = Client(hall.mqtt, "t1", box_password(hall, "t1"))
     for n in range(300):
         t1.publish(protocol.journal_topic("t1"), b"not json %d" % n)
     t1.close()
@@ -277,3 +195,33 @@ def test_every_url_answers_while_a_copy_is_set_aside(tmp_path, capfd):
         httpd.shutdown()
         httpd.server_close()
     assert capfd.readouterr().err == ""
+
+
+def test_idle_connections_do_not_keep_boxes_out(tmp_path, monkeypatch):
+    """60 connections to the embedded broker that never send their CONNECT, with 20 at most
+    kept waiting and 1 s to send it: a box still connects at once, and every idle one is
+    closed (the oldest 40 when the others came, the rest after the second)."""
+    import socket
+    from host_tools.hall import broker as embedded
+    from hall_helpers import free_port
+    monkeypatch.setattr(embedded, "MAX_WAITING", 20)
+    monkeypatch.setattr(embedded, "CONNECT_S", 1)
+    folder = str(tmp_path / "hall")
+    secret = accounts.enrol(folder, "t1", False)
+    port = free_port()
+    broker = embedded.EmbeddedBroker(folder, port=port)
+    broker.start()
+    idle = []
+    try:
+        for _ in range(60):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        box = Client(port, "t1", secret)
+        assert box.rc == 0, box.rc
+        box.close()
+        for s in idle:
+            s.settimeout(3)
+            assert s.recv(1) == b""
+    finally:
+        for s in idle:
+            s.close()
+        broker.stop()

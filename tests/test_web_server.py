@@ -17,6 +17,7 @@ import urllib.request
 
 import pytest
 
+from hall_helpers import http_status
 from host_tools import web_server
 from host_tools.commands import web
 
@@ -134,33 +135,6 @@ def httpd(tmp_path, request):
     server.server_close()
 
 
-def ask(port, raw, timeout=5):
-    """Send raw bytes (the sending in a thread: the server may stop reading), return the
-    status line the server answers (b"" when it closes without one)."""
-    import threading
-    s = socket.create_connection(("127.0.0.1", port), timeout)
-
-    def send():
-        try:
-            s.sendall(raw)
-        except OSError:
-            pass
-    sender = threading.Thread(target=send, daemon=True)
-    sender.start()
-    data = b""
-    try:
-        while b"\r\n" not in data:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    except OSError:
-        pass
-    s.close()
-    sender.join(timeout)
-    return data.split(b"\r\n", 1)[0]
-
-
 def test_slow_clients_do_not_shut_out_a_request(httpd, monkeypatch):
     """20 clients sending their headers a line every 0.2 s, with 16 connections at most: a
     normal request is answered at once, and each slow one is closed when its request has not
@@ -184,7 +158,7 @@ def test_slow_clients_do_not_shut_out_a_request(httpd, monkeypatch):
                     closed.add(n)
         if answered is None and time.monotonic() - began > 0.5:
             asked = time.monotonic()
-            assert ask(httpd.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").startswith(
+            assert http_status(httpd.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").startswith(
                 b"HTTP/1.0 200")
             answered = time.monotonic() - asked
         time.sleep(0.2)
@@ -201,19 +175,19 @@ def test_slow_clients_do_not_shut_out_a_request(httpd, monkeypatch):
 
 def test_six_megabytes_of_headers_get_431(httpd):
     header = b"X-Big: " + b"a" * 60000 + b"\r\n"
-    assert ask(httpd.port, b"GET / HTTP/1.1\r\n" + header * 100 + b"\r\n") \
+    assert http_status(httpd.port, b"GET / HTTP/1.1\r\n" + header * 100 + b"\r\n") \
         == b"HTTP/1.0 431 Request header fields too large"
-    assert ask(httpd.port, b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\n\r\n").startswith(
+    assert http_status(httpd.port, b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\n\r\n").startswith(
         b"HTTP/1.0 431")
-    assert ask(httpd.port, b"GET / HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.0 200")
+    assert http_status(httpd.port, b"GET / HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.0 200")
 
 
 def test_malformed_paths_get_400(httpd):
     for path in (b"/x%00.txt", b"/%00", b"/a%0a.txt", b"/%ff%fe.txt", b"x.txt",
                  b"/tables/%00.txt"):
-        assert ask(httpd.port, b"GET " + path + b" HTTP/1.1\r\n\r\n").startswith(
+        assert http_status(httpd.port, b"GET " + path + b" HTTP/1.1\r\n\r\n").startswith(
             b"HTTP/1.0 400"), path
-    assert ask(httpd.port, b"GET /nothing-here.txt HTTP/1.1\r\n\r\n").startswith(
+    assert http_status(httpd.port, b"GET /nothing-here.txt HTTP/1.1\r\n\r\n").startswith(
         b"HTTP/1.0 404")
 
 
@@ -227,6 +201,6 @@ def test_clients_going_away_leave_no_traceback(httpd, capfd):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.close()
     time.sleep(0.5)
-    assert ask(httpd.port, b"GET / HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.0 200")
+    assert http_status(httpd.port, b"GET / HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.0 200")
     err = capfd.readouterr().err
     assert err == "", err

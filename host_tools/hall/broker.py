@@ -35,7 +35,7 @@ import threading
 from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
 from amqtt.broker import Broker
 from amqtt.contexts import Action
-from amqtt.errors import AMQTTError, BrokerError, MQTTError
+from amqtt.errors import AMQTTError, BrokerError, MQTTError, NoDataError
 from amqtt.mqtt.connack import NOT_AUTHORIZED, ConnackPacket
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
 from amqtt.plugins.authentication import FileAuthPlugin
@@ -44,6 +44,8 @@ from amqtt.plugins.base import BaseTopicPlugin
 from host_tools.hall import accounts, protocol
 
 CHECK_THREADS = 2   # Argon2 password checks at once, off the broker's event loop
+CONNECT_S = 10      # a connection's CONNECT must have come within this
+MAX_WAITING = 256   # connections without their CONNECT yet, at most: the oldest closed
 
 
 class Accounts(FileAuthPlugin):
@@ -163,7 +165,10 @@ class HallBroker(Broker):
     _initialize_client_session, then _handle_client_session). Here a refused CONNECT gets its
     CONNACK (not authorized) and is closed before amqtt's session handling, which runs after the
     check as amqtt's own code (_sessions_of, the few lines of it that come after reading the
-    CONNECT). Reads longer than protocol.MAX_PACKET close the connection (_Bounded).
+    CONNECT). Reads longer than protocol.MAX_PACKET close the connection (_Bounded). amqtt waits
+    for a connection's CONNECT for ever: here it must come within CONNECT_S, and of the
+    connections still waiting for theirs at most MAX_WAITING are kept (a new one closes the
+    oldest), so idle connections cannot use up the broker's files and keep boxes out.
 
     At each connection amqtt 0.12 sends the client the retained messages of every topic filter
     anyone subscribes to, without the topic rule: a box connecting got every other box's
@@ -175,17 +180,30 @@ class HallBroker(Broker):
     def __init__(self, *args, **kwargs):
         Broker.__init__(self, *args, **kwargs)
         self._subscriptions = _Copied(self._subscriptions)
+        self._waiting = {}   # connections without their CONNECT yet, oldest first
 
     async def stream_connected(self, reader, writer, listener_name):
-        await self._client_connected(listener_name, _Bounded(reader), StreamWriterAdapter(writer))
+        adapter = StreamWriterAdapter(writer)
+        self._waiting[adapter] = writer
+        while len(self._waiting) > MAX_WAITING:
+            self._waiting.pop(next(iter(self._waiting))).close()
+        try:
+            await self._client_connected(listener_name, _Bounded(reader), adapter)
+        finally:
+            self._waiting.pop(adapter, None)
 
     async def _initialize_client_session(self, reader, writer, remote_address, remote_port):
         try:
-            handler, session = await BrokerProtocolHandler.init_from_connect(
-                reader, writer, self.plugins_manager)
+            handler, session = await asyncio.wait_for(BrokerProtocolHandler.init_from_connect(
+                reader, writer, self.plugins_manager), CONNECT_S)
         except MQTTError:   # amqtt answered it (a CONNACK refusing it) or it is not MQTT
             await writer.close()
             raise
+        except Exception as exc:   # no CONNECT in time, the connection closed, a packet too long
+            await writer.close()
+            raise NoDataError("no CONNECT read: %s" % (type(exc).__name__,)) from None
+        finally:
+            self._waiting.pop(writer, None)
         if not await self._authenticate(session, None):
             await ConnackPacket.build(0, NOT_AUTHORIZED).to_stream(writer)
             await writer.close()
@@ -316,6 +334,11 @@ class BrokerProcess:
 def _child(hall, host, port):
     """The child's life: listen, say so on stdout, serve until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the hall's to handle
+    import resource   # a file a connection: as many as the system lets this process have
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     broker = EmbeddedBroker(hall, host, port)
     try:
         broker.start()

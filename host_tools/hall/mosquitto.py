@@ -45,6 +45,8 @@ def conf_text(hall, host, port):
     return "\n".join([
         "# Mosquitto 2 configuration of a matchbox hall (`matchbox hall mosquitto-conf`).",
         "# Run: mosquitto -c %s" % os.path.join(here, "mosquitto.conf"),
+        "# give it more open files than idle connections anyone may hold (a file each; it closes",
+        "# one without a CONNECT after about 90 s): ulimit -n 65536, or LimitNOFILE=65536",
         "# started as root, Mosquitto runs as this account, the owner of the password file",
         "user %s" % owner(),
         "per_listener_settings false",
