@@ -15,8 +15,8 @@ how far the hall has got.
 
 The hall also makes sure it is still heard: every PING_S it publishes a message to itself on
 its own journal topic (matchbox/hall/journal, which only its account may write and read, and
-which its subscription covers). When one has not come back within PING_S, its subscription is
-lost (or its connection no longer its own): it drops the connection, says so in one line, and
+which its subscription covers). When one has not come back within PING_S, and nothing else
+came meanwhile, nor waits in its queue, its subscription is lost (or its connection no longer its own): it drops the connection, says so in one line, and
 paho connects again and subscribes again. A connection the broker closes is said in one line
 too, and taken again the same way.
 """
@@ -69,6 +69,7 @@ class Keeper:
         self.writer = threading.Thread(target=self._write, daemon=True, name="hall-writer")
         self.ping_s = PING_S
         self._ping = (0, None, False)   # (number, time sent, come back) of the last ping
+        self._heard = time.monotonic()  # when a message last came from the broker
         self._stopping = threading.Event()
         self._restarting = False
         self.watch = threading.Thread(target=self._watch, daemon=True, name="hall-watch")
@@ -123,7 +124,11 @@ class Keeper:
             if not self.connected.is_set():
                 continue
             number, sent, back = self._ping
-            if sent is not None and not back and time.monotonic() - sent >= self.ping_s:
+            now = time.monotonic()
+            # a message waiting to be stored, or one just come, is the broker heard: the ping
+            # is only late behind them (the client waits while the queue is full)
+            silent = self.queue.empty() and now - self._heard >= self.ping_s
+            if sent is not None and not back and now - sent >= self.ping_s and silent:
                 self.log("heard nothing back from the broker for %.0f s (the hall's subscription "
                          "lost, or its connection taken): connecting again" % (
                              time.monotonic() - sent))
@@ -176,6 +181,7 @@ class Keeper:
                     quiet, "" if quiet == 1 else "s", topic, now - start))
 
     def _on_message(self, client, userdata, message):
+        self._heard = time.monotonic()
         if message.topic == protocol.journal_topic(accounts.SERVICE):   # its own ping
             number, sent, _ = self._ping
             if message.payload == self._ping_payload(number):
