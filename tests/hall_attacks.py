@@ -25,13 +25,13 @@ import resource
 import socket
 import sys
 import tempfile
-import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "tests")]
 from hall_helpers import (MOSQUITTO, Client, box_password, broker_pid, connect_packet,  # noqa: E402
-                          header_lines, http_status, long_publish, rss, served, stores_and_acks)
+                          drip, header_lines, http_status, long_publish, rss, served, slow_clients,
+                          stores_and_acks)
 from host_tools.hall import accounts, protocol  # noqa: E402
 
 LINES = header_lines()
@@ -103,22 +103,13 @@ def connects(port, box, secret):
 
 
 def slow(hall, count, seconds):
-    clients = []
-    for _ in range(count):
-        s = socket.create_connection(("127.0.0.1", hall.http), timeout=10)
-        s.sendall(b"GET / HTTP/1.1\r\n")
-        clients.append(s)
+    clients = slow_clients(hall.http, count)
     closed, answered, worst, missed = set(), 0, 0.0, 0
     began = last_drip = time.monotonic()
     while time.monotonic() - began < seconds:
         if time.monotonic() - last_drip >= 3:
             last_drip = time.monotonic()
-            for n, s in enumerate(clients):
-                if n not in closed:
-                    try:
-                        s.sendall(b"X-Slow: %d\r\n" % n)
-                    except OSError:
-                        closed.add(n)
+            drip(clients, closed)
         asked = time.monotonic()
         if http_status(hall.http, b"GET /tables.json HTTP/1.1\r\n\r\n", 10).startswith(
                 b"HTTP/1.0 200"):

@@ -442,3 +442,24 @@ def http_status(port, raw, timeout=5):
     s.close()
     sender.join(timeout)
     return data.split(b"\r\n", 1)[0]
+
+
+def slow_clients(port, count):
+    """`count` HTTP clients that have sent their request line and no more."""
+    clients = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"GET / HTTP/1.1\r\n")
+        clients.append(s)
+    return clients
+
+
+def drip(clients, closed):
+    """One more header line from each slow client; those the server closed join `closed`
+    (their indexes)."""
+    for n, s in enumerate(clients):
+        if n not in closed:
+            try:
+                s.sendall(b"X-Slow: %d\r\n" % n)
+            except OSError:
+                closed.add(n)

@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from hall_helpers import http_status
+from hall_helpers import drip, http_status, slow_clients
 from host_tools import web_server
 from host_tools.commands import web
 
@@ -141,21 +141,12 @@ def test_slow_clients_do_not_shut_out_a_request(httpd, monkeypatch):
     arrived whole within the time allowed (total, not per line)."""
     monkeypatch.setattr(web_server.Handler, "request_s", 1.5)
     httpd.max_connections = 16
-    slow = []
-    for _ in range(20):
-        s = socket.create_connection(("127.0.0.1", httpd.port), timeout=5)
-        s.sendall(b"GET / HTTP/1.1\r\n")
-        slow.append(s)
+    slow = slow_clients(httpd.port, 20)
     began = time.monotonic()
     closed = set()
     answered = None
     while time.monotonic() - began < 3.5 and len(closed) < len(slow):
-        for n, s in enumerate(slow):
-            if n not in closed:
-                try:
-                    s.sendall(b"X-Slow: %d\r\n" % n)
-                except OSError:
-                    closed.add(n)
+        drip(slow, closed)
         if answered is None and time.monotonic() - began > 0.5:
             asked = time.monotonic()
             assert http_status(httpd.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").startswith(
