@@ -32,7 +32,7 @@ IDLE_S = 10            # seconds a connection may take to send its request (REQU
 REQUEST_S = IDLE_S
 MAX_HEAD = 8192        # bytes of a request's line and headers at most
 MAX_CONNECTIONS = 64   # open connections at most (far below the usual 1024 open files)
-MAX_PER_CLIENT = 32    # of them from one address
+MAX_PER_CLIENT = 48    # of them from one address (more than the hall's 32 event streams)
 GONE = (ConnectionError, socket.timeout)   # a client that went away, or stopped reading
 
 

@@ -229,3 +229,29 @@ def test_idle_connections_do_not_keep_boxes_out(tmp_path, monkeypatch):
         for s in idle:
             s.close()
         broker.stop()
+
+
+def test_event_streams_that_never_read_do_not_shut_out_the_page(tmp_path):
+    """40 pages following /events from one address and never reading (32 get their stream,
+    the others 503): a request from that address is still answered."""
+    import socket
+    import threading
+    from hall_helpers import http_status
+    from host_tools.hall import site
+    httpd = site.server(site.Site(records.Tables(str(tmp_path))))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    streams = []
+    try:
+        for _ in range(40):
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(b"GET /events HTTP/1.1\r\n\r\n")
+            streams.append(s)
+        time.sleep(0.5)
+        assert http_status(port, b"GET /tables.json HTTP/1.1\r\n\r\n").startswith(
+            b"HTTP/1.0 200")
+    finally:
+        for s in streams:
+            s.close()
+        httpd.shutdown()
+        httpd.server_close()
