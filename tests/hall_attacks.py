@@ -29,9 +29,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "tests")]
-from hall_helpers import (MOSQUITTO, Client, box_password, broker_pid, connect_packet,  # noqa: E402
-                          drip, header_lines, http_status, long_publish, rss, served, slow_clients,
-                          stores_and_acks)
+from hall_helpers import (MOSQUITTO, Client, box_password, broker_pid,  # noqa: E402
+                          connect_packet, drip, header_lines, http_status, long_publish, rss,
+                          served, slow_clients, stores_and_acks)
 from host_tools.hall import accounts, protocol  # noqa: E402
 
 LINES = header_lines()

@@ -111,7 +111,8 @@ def allowed(user, topic, action):
         return False
     if user == accounts.SERVICE:
         if action == "publish":   # every ack, and its own journal topic (keeper's ping)
-            return protocol.box_of(topic, "ack") is not None or topic == protocol.journal_topic(user)
+            return (protocol.box_of(topic, "ack") is not None
+                    or topic == protocol.journal_topic(user))
         return topic == protocol.journal_topic("+") or protocol.box_of(topic, "journal") is not None
     if action == "publish":
         return topic == protocol.journal_topic(user)

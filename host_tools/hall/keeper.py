@@ -16,9 +16,10 @@ how far the hall has got.
 The hall also makes sure it is still heard: every PING_S it publishes a message to itself on
 its own journal topic (matchbox/hall/journal, which only its account may write and read, and
 which its subscription covers). When one has not come back within PING_S, and nothing else
-came meanwhile, nor waits in its queue, its subscription is lost (or its connection no longer its own): it drops the connection, says so in one line, and
-paho connects again and subscribes again. A connection the broker closes is said in one line
-too, and taken again the same way.
+came meanwhile nor waits in its queue, its subscription is lost (or its connection is no
+longer its own): it drops the connection, says so in one line, and paho connects again and
+subscribes again. A connection the broker closes is said in one line too, and taken again
+the same way.
 """
 import os
 import queue
