@@ -100,7 +100,8 @@ def _terminated(signum, frame):
 def say(command, text):
     """One line on stderr: `matchbox COMMAND: text`."""
     try:
-        sys.stderr.write("%s: %s\n" % (" ".join(("matchbox " + command).split()), one_line(text)))
+        sys.stderr.write("%s: %s\n" % (" ".join(("matchbox " + command).split()),
+                                        files.shown(one_line(text))))
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

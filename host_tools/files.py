@@ -1,6 +1,8 @@
 """Reading what a command was given: why a file cannot be read, in words (one message shape for
 every command), and the lines of a byte stream read in pieces (a serial port, a pipe)."""
 import errno
+import os
+import sys
 
 REASONS = {
     errno.ENOENT: "no such file",
@@ -9,6 +11,25 @@ REASONS = {
     errno.EPERM: "permission denied",
     errno.ENOTDIR: "a part of its path is not a directory",
 }
+
+
+def shown(path):
+    """A path as text that prints and draws anywhere: the bytes of its name that are not UTF-8
+    (which the OS gives Python as surrogate escapes) written as \\xNN."""
+    try:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:   # a surrogate that is no byte's escape
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def print_path(path):
+    """Print a path on stdout as the OS spells it (its bytes, when they are not UTF-8)."""
+    try:
+        print(path)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(os.fsencode(path) + b"\n")
+        sys.stdout.flush()
 
 
 def reason(exc):

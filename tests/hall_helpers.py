@@ -1,12 +1,14 @@
 """Helpers of the hall tests: free ports, a hall served in its own process (killed with
 SIGKILL when a test says so), MQTT clients that report what the broker answered, and games
 keyed on the virtual box."""
+import contextlib
 import json
 import os
 import random
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -18,6 +20,7 @@ import paho.mqtt.client as mqtt
 from host_tools.hall import accounts, protocol
 
 CLI = [sys.executable, "-m", "host_tools.cli"]
+GAME = "001-00000000"   # the game id of the lines the tests send by hand
 
 
 def free_port():
@@ -119,6 +122,16 @@ MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
 NO_MOSQUITTO = "the Mosquitto tests need Debian's mosquitto: apt-get install mosquitto"
 
 
+def more_files():
+    """Let this process open 65536 files (or as many as its hard limit allows), as
+    `mosquitto.conf` asks: `ulimit -n 65536`."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
 class Mosquitto:
     """Mosquitto 2 with the configuration `matchbox hall mosquitto-conf` writes."""
 
@@ -133,7 +146,7 @@ class Mosquitto:
         self.proc = subprocess.Popen([MOSQUITTO, "-c", os.path.join(self.folder, "mosquitto",
                                                                    "mosquitto.conf")],
                                      stdout=self.err, stderr=self.err, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=more_files)
         assert until(lambda: listening(self.port), timeout), open(self.log).read()
         return self
 
@@ -144,9 +157,56 @@ class Mosquitto:
             self.proc = None
 
 
+@contextlib.contextmanager
+def served(tmp_path, broker, boxes=("t1", "t2")):
+    """A Hall serving from tmp_path/hall with `boxes` enrolled (hall.urls), on the embedded
+    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it)."""
+    import pytest
+    folder = str(tmp_path / "hall")
+    port = free_port()
+    urls = {box: enrol(folder, box, port) for box in boxes}
+    mosquitto = None
+    if broker == "mosquitto":
+        if MOSQUITTO is None:
+            pytest.skip(NO_MOSQUITTO)
+        mosquitto = Mosquitto(folder, port).start()
+        h = Hall(folder, broker=port)
+    else:
+        h = Hall(folder)
+        h.mqtt = port
+    h.start()
+    h.urls, h.broker = urls, mosquitto
+    try:
+        yield h
+    finally:
+        h.stop()
+        if mosquitto is not None:
+            mosquitto.kill()
+
+
+def box_password(hall, box):
+    """The password of an enrolled box of a served hall."""
+    return protocol.parse_url(hall.urls[box])[3]
+
+
+def stores_and_acks(hall, box, lines, timeout=10):
+    """Box publishes `lines` (from 1) and the hall stores and acknowledges them."""
+    c = Client(hall.mqtt, box, box_password(hall, box))
+    assert c.rc == 0, c.rc
+    assert c.subscribe(protocol.ack_topic(box)) == 1
+    for seq, line in enumerate(lines, 1):
+        c.publish(protocol.journal_topic(box), protocol.line_message(GAME, seq, line))
+    acked = lambda: c.messages and json.loads(c.messages[-1][1])["seq"] == len(lines)
+    try:
+        return until(acked, timeout) and hall.tables()[box]["seq"] == len(lines)
+    finally:
+        c.close()
+
+
 class Client:
     """A paho client that records the broker's answers: `rc` of the connection, `granted`
-    of each subscription, the messages received."""
+    of each subscription, the messages received. Its client id is the account's own
+    (accounts.client_id) unless told."""
 
     def __init__(self, port, user=None, password=None, client_id=None):
         self.rc = None
@@ -154,7 +214,8 @@ class Client:
         self.messages = []
         self.done = threading.Event()
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
-                        client_id=client_id or "test-%d" % random.randrange(1 << 30))
+                        client_id=client_id or (accounts.client_id(user) if user else
+                                                "test-%d" % random.randrange(1 << 30)))
         if user is not None:
             c.username_pw_set(user, password)
         c.on_connect = self._connect
@@ -292,3 +353,113 @@ def box_games(flash):
     from host_tools.hall.uplink import Flash
     return [(game, "".join(l + "\n" for l in lines).encode())
             for game, lines, _ in Flash(flash).list()]
+
+
+def connect_packet(client_id, user, secret):
+    """An MQTT 3.1.1 CONNECT (clean session, user and password, keep-alive 30 s)."""
+    def text(s):
+        b = s.encode()
+        return struct.pack("!H", len(b)) + b
+    body = text("MQTT") + bytes([4, 0xC2]) + struct.pack("!H", 30) + \
+        text(client_id) + text(user) + text(secret)
+    return bytes([0x10]) + remaining(len(body)) + body
+
+
+def remaining(n):
+    out = bytearray()
+    while True:
+        n, digit = n >> 7, n & 0x7F
+        out.append(digit | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def rss(pid):
+    """The resident memory of a process, in bytes."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def broker_pid(hall):
+    if hall.kind == "mosquitto":
+        return hall.broker.proc.pid
+    with open("/proc/%d/task/%d/children" % (hall.proc.pid, hall.proc.pid)) as f:
+        return int(f.read().split()[0])
+
+
+def long_publish(port, box, secret, size, chunk=1 << 16, timeout=10):
+    """An enrolled box's PUBLISH of `size` bytes on its journal topic, sent as fast as the
+    broker reads it; (bytes sent, whether the broker closed the connection)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout)
+    try:
+        s.sendall(connect_packet("box-" + box, box, secret))
+        assert s.recv(4) == b"\x20\x02\x00\x00"
+        topic = protocol.journal_topic(box).encode()
+        head = struct.pack("!H", len(topic)) + topic
+        s.sendall(bytes([0x30]) + remaining(len(head) + size) + head)
+        sent = 0
+        block = b"x" * chunk
+        try:
+            while sent < size:
+                s.sendall(block[:size - sent])
+                sent += min(chunk, size - sent)
+        except OSError:   # reset, or the broker stopped reading and the send timed out
+            return sent, True
+        try:
+            return sent, s.recv(1) == b""
+        except socket.timeout:
+            return sent, False
+        except OSError:
+            return sent, True
+    finally:
+        s.close()
+
+
+def http_status(port, raw, timeout=5):
+    """Send raw bytes (the sending in a thread: the server may stop reading), return the
+    status line the server answers (b"" when it closes without one)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout)
+
+    def send():
+        try:
+            s.sendall(raw)
+        except OSError:
+            pass
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    sender.join(timeout)
+    return data.split(b"\r\n", 1)[0]
+
+
+def slow_clients(port, count):
+    """`count` HTTP clients that have sent their request line and no more."""
+    clients = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(b"GET / HTTP/1.1\r\n")
+        clients.append(s)
+    return clients
+
+
+def drip(clients, closed):
+    """One more header line from each slow client; those the server closed join `closed`
+    (their indexes)."""
+    for n, s in enumerate(clients):
+        if n not in closed:
+            try:
+                s.sendall(b"X-Slow: %d\r\n" % n)
+            except OSError:
+                closed.add(n)

@@ -451,6 +451,26 @@ def test_a_line_that_is_not_text_stops_the_record_there(tmp_path, capsys):
     assert out.exists() and "not UTF-8 text" in out.read_text()
 
 
+def test_any_file_name_the_os_gives(record, tmp_path, monkeypatch):
+    """Names with a byte that is not UTF-8 (Python sees them as surrogate escapes), as the
+    record, as the output, and a missing one: the report is written, the path printed as the
+    OS spells it, the missing one said in one line with the byte as \\xff; status 0, 0, 2."""
+    import subprocess
+    import sys
+    monkeypatch.chdir(tmp_path)
+    os.rename(record, os.fsdecode(b"g\xff.txt"))
+    argv = [sys.executable, "-m", "host_tools.cli", "report"]
+    run = lambda *names: subprocess.run(argv + list(names), capture_output=True, timeout=120)
+    out = run(b"g\xff.txt")
+    assert (out.returncode, out.stdout, out.stderr) == (0, b"g\xff.html\n", b"")
+    assert b"Matchstick Tycoon: g\\xff.txt" in open(b"g\xff.html", "rb").read()
+    out = run(b"g\xff.txt", b"-o", b"o\xfe.svg")
+    assert (out.returncode, out.stdout) == (0, b"o\xfe.svg\n") and os.path.exists(b"o\xfe.svg")
+    out = run(b"nope\xff.txt")
+    assert (out.returncode, out.stdout) == (2, b"")
+    assert out.stderr == b"matchbox report: cannot read nope\\xff.txt: no such file\n"
+
+
 # --- the documentation's example -----------------------------------------------------------
 
 def test_docs_example_is_current(tmp_path):

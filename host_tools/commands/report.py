@@ -106,5 +106,5 @@ def run(args):
         write(trace, out)
     except OSError as err:
         raise MatchboxError("cannot write %s" % out, files.reason(err)) from None
-    print(out)
+    files.print_path(out)
     return status

@@ -17,6 +17,7 @@ import re
 import secrets
 
 SERVICE = "hall"
+HALL_CLIENT_ID = "matchbox-hall"
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 NAME_RULE = "1 to 32 of a-z 0-9 _ -, starting with a letter or digit"
 PASSWORD_BYTES = 18   # 24 characters of URL-safe base64: 144 random bits
@@ -33,6 +34,12 @@ def check_name(name):
     if name == SERVICE:
         raise AccountError("%r is the hall's own account: choose another box name" % name)
     return name
+
+
+def client_id(name):
+    """The one MQTT client id the account `name` connects with (the embedded broker refuses
+    any other; Mosquitto, told `use_username_as_clientid`, gives each account its name)."""
+    return HALL_CLIENT_ID if name == SERVICE else "box-" + name
 
 
 def folder(hall):

@@ -32,15 +32,20 @@ import subprocess
 import sys
 import threading
 
+from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
 from amqtt.broker import Broker
 from amqtt.contexts import Action
-from amqtt.errors import BrokerError
+from amqtt.errors import AMQTTError, BrokerError, MQTTError, NoDataError
+from amqtt.mqtt.connack import NOT_AUTHORIZED, ConnackPacket
+from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
 from amqtt.plugins.authentication import FileAuthPlugin
 from amqtt.plugins.base import BaseTopicPlugin
 
 from host_tools.hall import accounts, protocol
 
 CHECK_THREADS = 2   # Argon2 password checks at once, off the broker's event loop
+CONNECT_S = 10      # a connection's CONNECT must have come within this
+MAX_WAITING = 256   # connections without their CONNECT yet, at most: the oldest closed
 
 
 class Accounts(FileAuthPlugin):
@@ -81,6 +86,8 @@ class Accounts(FileAuthPlugin):
         if not session or not session.username or session.password is None:
             return False
         name, password = session.username, session.password
+        if session.client_id != accounts.client_id(name):
+            return False
         hashed = self._users.get(name)
         if not hashed:
             return False
@@ -103,8 +110,9 @@ def allowed(user, topic, action):
     if not user or not topic:
         return False
     if user == accounts.SERVICE:
-        if action == "publish":
-            return protocol.box_of(topic, "ack") is not None
+        if action == "publish":   # every ack, and its own journal topic (keeper's ping)
+            return (protocol.box_of(topic, "ack") is not None
+                    or topic == protocol.journal_topic(user))
         return topic == protocol.journal_topic("+") or protocol.box_of(topic, "journal") is not None
     if action == "publish":
         return topic == protocol.journal_topic(user)
@@ -134,21 +142,101 @@ class _Copied(dict):
         return list(dict.items(self))
 
 
+class PacketTooLong(AMQTTError):
+    """A client sent a packet longer than protocol.MAX_PACKET: its connection is closed."""
+
+
+class _Bounded(StreamReaderAdapter):
+    """A connection's reader that refuses, before reading it, any piece longer than
+    protocol.MAX_PACKET (amqtt reads a packet's remaining length, then its payload in one
+    readexactly, which would hold the whole of it in memory)."""
+
+    async def read(self, n=-1):
+        if n < 0 or n > protocol.MAX_PACKET:
+            raise PacketTooLong("a packet longer than %d bytes" % protocol.MAX_PACKET)
+        return await StreamReaderAdapter.read(self, n)
+
+
 class HallBroker(Broker):
-    """amqtt's Broker with two of its faults mended. At each connection amqtt 0.12 sends the
-    client the retained messages of every topic filter anyone subscribes to, without the topic
-    rule: a box connecting got every other box's retained acknowledgement (and a hall of n
-    boxes sent n of them at each connection); here only those of the filters the client may
-    subscribe to itself (`allowed`). Its subscriptions are looped over through a copy
-    (_Copied)."""
+    """amqtt's Broker with four of its faults mended.
+
+    A CONNECT is authenticated (password, and the account's own client id) before anything is
+    done with its client id: amqtt 0.12 deletes the session of the id of a clean-session CONNECT,
+    or takes over its connection, and only then checks the password (Broker.
+    _initialize_client_session, then _handle_client_session). Here a refused CONNECT gets its
+    CONNACK (not authorized) and is closed before amqtt's session handling, which runs after the
+    check as amqtt's own code (_sessions_of, the few lines of it that come after reading the
+    CONNECT). Reads longer than protocol.MAX_PACKET close the connection (_Bounded). amqtt waits
+    for a connection's CONNECT for ever: here it must come within CONNECT_S, and of the
+    connections still waiting for theirs at most MAX_WAITING are kept (a new one closes the
+    oldest), so idle connections cannot use up the broker's files and keep boxes out.
+
+    At each connection amqtt 0.12 sends the client the retained messages of every topic filter
+    anyone subscribes to, without the topic rule: a box connecting got every other box's
+    retained acknowledgement (and a hall of n boxes sent n of them at each connection), and its
+    own twice when its previous session's subscription was still there (once at the CONNECT,
+    once at its SUBSCRIBE); here only those of the filters the client's own session subscribes
+    to, and may (`allowed`). Its subscriptions are looped over through a copy (_Copied)."""
 
     def __init__(self, *args, **kwargs):
         Broker.__init__(self, *args, **kwargs)
         self._subscriptions = _Copied(self._subscriptions)
+        self._waiting = {}   # connections without their CONNECT yet, oldest first
+
+    async def stream_connected(self, reader, writer, listener_name):
+        adapter = StreamWriterAdapter(writer)
+        self._waiting[adapter] = writer
+        while len(self._waiting) > MAX_WAITING:
+            self._waiting.pop(next(iter(self._waiting))).close()
+        try:
+            await self._client_connected(listener_name, _Bounded(reader), adapter)
+        finally:
+            self._waiting.pop(adapter, None)
+
+    async def _initialize_client_session(self, reader, writer, remote_address, remote_port):
+        try:
+            handler, session = await asyncio.wait_for(BrokerProtocolHandler.init_from_connect(
+                reader, writer, self.plugins_manager), CONNECT_S)
+        except MQTTError:   # amqtt answered it (a CONNACK refusing it) or it is not MQTT
+            await writer.close()
+            raise
+        except Exception as exc:   # no CONNECT in time, the connection closed, a packet too long
+            await writer.close()
+            raise NoDataError("no CONNECT read: %s" % (type(exc).__name__,)) from None
+        finally:
+            self._waiting.pop(writer, None)
+        if not await self._authenticate(session, None):
+            await ConnackPacket.build(0, NOT_AUTHORIZED).to_stream(writer)
+            await writer.close()
+            raise MQTTError("refused %r (client id %r)" % (session.username, session.client_id))
+        return handler, await self._sessions_of(session)
+
+    async def _sessions_of(self, session):
+        """amqtt 0.12's session handling of an accepted CONNECT (Broker.
+        _initialize_client_session after its read): a clean session drops the old one of its
+        client id, else the old one is taken up with the new connection's settings."""
+        if session.clean_session:
+            await self._delete_session(session.client_id)
+            session.parent = 0
+        elif session.client_id in self._sessions:
+            old = self._sessions[session.client_id][0]
+            for name in ("will_flag", "will_message", "will_topic", "will_qos", "keep_alive",
+                         "username", "password"):
+                setattr(old, name, getattr(session, name))
+            session = old
+            session.parent = 1
+        else:
+            session.parent = 0
+        delay = self.config.get("timeout-disconnect-delay", 0)
+        if session.keep_alive > 0 and isinstance(delay, int):
+            session.keep_alive += delay
+        return session
 
     async def _publish_retained_messages_for_subscription(self, subscription, session):
         if not allowed(session.username if session else None, subscription[0], "subscribe"):
             return
+        if not any(s is session for s, _ in self._subscriptions.get(subscription[0], ())):
+            return   # another session's filter (a fresh session has none: its SUBSCRIBE sends)
         await Broker._publish_retained_messages_for_subscription(self, subscription, session)
 
 
@@ -247,6 +335,11 @@ class BrokerProcess:
 def _child(hall, host, port):
     """The child's life: listen, say so on stdout, serve until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the hall's to handle
+    import resource   # a file a connection: as many as the system lets this process have
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     broker = EmbeddedBroker(hall, host, port)
     try:
         broker.start()

@@ -4,7 +4,11 @@
 folder: one listener (127.0.0.1 unless told), no anonymous clients, the password file
 `credentials/mosquitto.passwd` that `matchbox hall enrol` keeps, and an ACL with a block per
 enrolled box (it writes its journal topic, reads its ack topic) and one for the hall's service
-account (reads every journal, writes every ack): the rule of host_tools.hall.broker.allowed.
+account (reads every journal, writes every ack and its own journal topic, where it pings
+itself): the rule of host_tools.hall.broker.allowed. Each account's client id is its name
+(`use_username_as_clientid`), so no client can take the hall's session or another box's, and a
+packet longer than protocol.MAX_PACKET closes its connection before Mosquitto holds it
+(`max_packet_size`).
 `user` is the account that writes the configuration: a Mosquitto started as root would
 otherwise run as `mosquitto`, which cannot read the password file (mode 0600).
 Run it again after enrolling a box and send Mosquitto SIGHUP (or restart it).
@@ -19,7 +23,8 @@ def acl_text(boxes):
              "# every journal and writes every ack. Made by `matchbox hall mosquitto-conf`.",
              "user %s" % accounts.SERVICE,
              "topic read %s" % protocol.journal_topic("+"),
-             "topic write %s" % protocol.ack_topic("+"), ""]
+             "topic write %s" % protocol.ack_topic("+"),
+             "topic write %s" % protocol.journal_topic(accounts.SERVICE), ""]
     for box in boxes:
         lines += ["user %s" % box, "topic write %s" % protocol.journal_topic(box),
                   "topic read %s" % protocol.ack_topic(box), ""]
@@ -40,6 +45,8 @@ def conf_text(hall, host, port):
     return "\n".join([
         "# Mosquitto 2 configuration of a matchbox hall (`matchbox hall mosquitto-conf`).",
         "# Run: mosquitto -c %s" % os.path.join(here, "mosquitto.conf"),
+        "# give it more open files than idle connections anyone may hold (a file each; it closes",
+        "# one without a CONNECT after about 90 s): ulimit -n 65536, or LimitNOFILE=65536",
         "# started as root, Mosquitto runs as this account, the owner of the password file",
         "user %s" % owner(),
         "per_listener_settings false",
@@ -47,6 +54,8 @@ def conf_text(hall, host, port):
         "listener %d %s" % (port, host),
         "password_file %s" % os.path.abspath(accounts.mosquitto_file(hall)),
         "acl_file %s" % os.path.join(here, "acl"),
+        "use_username_as_clientid true",
+        "max_packet_size %d" % protocol.MAX_PACKET,
         "persistence false",
         "max_queued_messages 100000",
         ""])

@@ -25,6 +25,7 @@ import zlib
 
 ROOT = "matchbox"
 MAX_PAYLOAD = 1024
+MAX_PACKET = 2 * MAX_PAYLOAD   # both brokers close a connection sending a longer MQTT packet
 MAX_LINE = 199          # a record line's text, without its newline (docs/notation.md)
 GAME = re.compile(r"^\d{3,6}-[0-9a-f]{8}$")
 

@@ -9,13 +9,15 @@
     /tables.json      [{"box", "game", "seq", "state" (as `matchbox replay --json`), "error",
                       "last" (the last actions)}]
     /tables/BOX.txt   the record of the box's current game, as the box wrote it (what
-                      `matchbox replay` reads)
+                      `matchbox replay` reads; empty while its copy is set aside and the game
+                      not yet taken again)
     /tables/BOX.svg   its four displays as the box shows them (host_tools.hall.displays)
     /standings.json   places and points across the finished games (host_tools.hall.standings)
 
-The server is host_tools.commands.web's: at most MAX_CONNECTIONS open, a connection silent for IDLE_S
-seconds closed; at most MAX_STREAMS pages follow the stream at once (more get 503). Other
-methods get 501 from the standard library's handler.
+The server is host_tools.web_server's (`matchbox web`'s): a request whole within REQUEST_S
+seconds and MAX_HEAD bytes, at most MAX_CONNECTIONS open (MAX_PER_CLIENT from one address), a
+path that is not one 400; at most MAX_STREAMS pages follow the stream at once (more get 503).
+Other methods get 501 from the standard library's handler.
 """
 import importlib.resources
 import json
@@ -92,13 +94,18 @@ class Site:
             return self._standings[2:]
 
     def record(self, box):
+        """The record of the box's current game; b"" while the hall has none of its lines (its
+        copy set aside, the game being taken again from line 1)."""
         with self.tables.lock:
             table = self.tables.tables.get(box)
             if table is None or table.latest is None:
                 return None
             path = table.path()
-        with open(path, "rb") as f:
-            return f.read()
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            return b""
 
     def displays(self, box):
         from host_tools.hall import displays
@@ -106,7 +113,7 @@ class Site:
             table = self.tables.tables.get(box)
             if table is None:
                 return None
-            path = table.path() if table.latest else None
+            path = table.path() if table.games.get(table.latest) else None
         with self._read_lock:
             game = self.reader.game(path)[0] if path else None
             return displays.picture(game).encode()

@@ -136,7 +136,7 @@ def table_view(reader, table):
     game_id, seq = table.ack()
     view = {"box": table.box, "game": game_id, "seq": seq, "state": None, "error": None,
             "last": []}
-    if game_id is None:
+    if game_id is None or not table.games.get(game_id):   # none, or its copy set aside
         return view
     path = table.path(game_id)
     game, error = reader.game(path)

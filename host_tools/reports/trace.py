@@ -7,6 +7,7 @@ record with an error is kept up to its last legal action, with the error.
 import os
 from typing import Any, List, Optional, Tuple
 
+from host_tools import files
 from host_tools.errors import MAX_RECORD, MatchboxError, read_bounded
 from tycoon import notation
 from tycoon.cards import cost
@@ -178,7 +179,7 @@ def read_file(path):
     larger than a record can be (host_tools.errors.MAX_RECORD)."""
     import io
     return read_record(io.BytesIO(read_bounded(path, MAX_RECORD, "game record")),
-                       os.path.basename(path))
+                       files.shown(os.path.basename(path)))
 
 
 def setup_text(game):
