@@ -1,5 +1,6 @@
 """Chaos, bounded: two virtual boxes play random games (two games each, with undos) into a
-hall with its embedded broker while the hall is killed with SIGKILL and started again, one
+hall, with its embedded broker or with Mosquitto, while the hall is killed with SIGKILL and
+started again (with Mosquitto the broker stays up and keeps the boxes' connections), one
 box loses power in the middle of a flash write and boots from its journal, and one box's
 session is taken over by another client with its account (the box's acknowledgements go
 there; the box's own link, box.mqtt_link under the unix port, finds it makes no progress and
@@ -11,8 +12,8 @@ import random
 
 import pytest
 
-from hall_helpers import (Hall, all_delivered, box_games, enrol, game_ops, key_in, linked_box,
-                          take_over)
+from hall_helpers import (MOSQUITTO, NO_MOSQUITTO, Hall, Mosquitto, all_delivered, box_games,
+                          enrol, free_port, game_ops, key_in, linked_box, take_over)
 
 pytestmark = pytest.mark.timeout(int(os.environ.get("MATCHBOX_HALL_CHAOS_TIMEOUT", "300")))
 SETUPS = ((3, 1, "none", 5, 6, [4, 3, 4]), (4, 2, "gh2", 4, 8, [3, 4, 3, 4]))
@@ -30,11 +31,21 @@ def compare(box_lines, hall_lines):
     return lost, doubled, out_of_order
 
 
-def test_chaos(tmp_path, say_count):
+@pytest.mark.parametrize("broker", ["amqtt", "mosquitto"])
+def test_chaos(tmp_path, say_count, broker):
     rng = random.Random(int(os.environ.get("MATCHBOX_HALL_CHAOS_SEED", "21")))
     folder = str(tmp_path / "hall")
-    hall = Hall(folder)
-    urls = {name: enrol(folder, name, hall.mqtt) for name in BOXES}
+    port = free_port()
+    urls = {name: enrol(folder, name, port) for name in BOXES}
+    mosquitto = None
+    if broker == "mosquitto":
+        if MOSQUITTO is None:
+            pytest.skip(NO_MOSQUITTO)
+        mosquitto = Mosquitto(folder, port).start()
+        hall = Hall(folder, broker=port)
+    else:
+        hall = Hall(folder)
+        hall.mqtt = port
     hall.start()
     plans, boxes, seconds = {}, {}, {}
     for n, name in enumerate(BOXES):
@@ -72,7 +83,7 @@ def test_chaos(tmp_path, say_count):
                         counts["cuts"] += 1
                         box.boot()                      # from its journal, a torn line cut
                 if drop_at.get(name) == step:
-                    if hall.proc is None:
+                    if hall.proc is None and mosquitto is None:
                         drop_at[name] = step + 1        # no broker to take over at: next step
                     else:
                         take_over(hall.mqtt, urls[name])   # the box's session goes elsewhere
@@ -87,6 +98,8 @@ def test_chaos(tmp_path, say_count):
         for name in BOXES:
             boxes[name].close()
         hall.stop()
+        if mosquitto is not None:
+            mosquitto.kill()
     totals = [0, 0, 0, 0]
     kept = hall.files()
     for name in BOXES:
@@ -102,7 +115,7 @@ def test_chaos(tmp_path, say_count):
             assert theirs == data, (name, game)
     assert len(kept) == 2 * len(BOXES)
     assert counts["cuts"] == len(cut_at)
-    say_count("hall chaos: %d boxes, %d lines, %d hall kills (SIGKILL), %d power cuts mid-write, "
+    say_count("hall chaos (%s): %d boxes, %d lines, %d hall kills (SIGKILL), %d power cuts mid-write, "
               "%d dropped connections: %d lost, %d doubled, %d out of order"
-              % (len(BOXES), totals[0], counts["kills"], counts["cuts"], counts["drops"],
+              % (broker, len(BOXES), totals[0], counts["kills"], counts["cuts"], counts["drops"],
                  totals[1], totals[2], totals[3]))
