@@ -87,9 +87,10 @@ soak-typed: $(STAMP)
 dist: $(STAMP) $(WEB_STAMP)
 	$(BIN)/python -m build --no-isolation
 
-# The hall's chaos test of `make test` at scale: HALL_BOXES virtual boxes (default 6) play two
-# random games each into a hall killed with SIGKILL HALL_KILLS times (default 12); prints the
-# counts (lines, kills, power cuts, dropped connections; lost, doubled, out of order).
+# The hall's chaos test of `make test` at scale, on the embedded broker and on Mosquitto:
+# HALL_BOXES virtual boxes (default 6) play two random games each into a hall killed with
+# SIGKILL HALL_KILLS times (default 12); prints the counts (lines, kills, power cuts, dropped
+# connections; lost, doubled, out of order).
 HALL_BOXES ?= 6
 HALL_KILLS ?= 12
 soak-hall: $(STAMP)
