@@ -252,7 +252,7 @@ def test_flashed_virtual_board_is_ok(capsys, pico, tmp_path):
     version = doctor.local_version()
     assert re.match(r"1\. connection +OK +MicroPython .* at %s$" % re.escape(pico.port), _step(out, 1)), out
     assert re.match(r"2\. firmware +OK +MicroPython 1\.\d+\.\d+ \(supported\), firmware %s, the same "
-                    r"as this checkout$" % re.escape(version), _step(out, 2)), out
+                    r"as this matchbox command$" % re.escape(version), _step(out, 2)), out
     assert re.match(r"3\. self-test +OK +4 passed, 0 failed$", _step(out, 3)), out
     for name in ("engine", "display", "journal", "pinmap"):
         assert re.search(r"^ +ok +%s: " % name, out, re.M), out
@@ -338,7 +338,7 @@ def test_other_firmware_version_and_pin_map(capsys, pico, tmp_path):
     _flash(pico, str(fw))
     status, out = _matchbox(capsys, "doctor", "--port", pico.port, "--yes", "--skip-keys")
     assert status == 1, out
-    want = ("PROBLEM  MicroPython %s (supported); the board runs firmware 0.0.1, this checkout has "
+    want = ("PROBLEM  MicroPython %s (supported); the board runs firmware 0.0.1, this matchbox command has "
             "%s: run `matchbox flash`" % (_micropython(pico), doctor.local_version()))
     assert want in _step(out, 2), out
     # the board's own pin map is the one the box runs with: the checks follow it

@@ -2,7 +2,7 @@
 
 1. connection: the board answers as MicroPython (the errors of `matchbox flash`);
 2. firmware: which MicroPython the board runs and whether the box supports it (what to
-   download when not), box.version against this checkout, the board's pin map;
+   download when not), box.version against this matchbox command, the board's pin map;
 3. self-test: box.selftest.run() on the board;
 4. I2C bus: the display addresses of the pin map answer (needs machine.I2C);
 5. displays: every segment lit for a few seconds, the person confirms (on a terminal);
@@ -433,13 +433,13 @@ class Checks:
         except ValueError:
             theirs = None
         if found.group(1) != want:
-            r.problem("%s; the board runs firmware %s, this checkout has %s: run `matchbox flash`"
+            r.problem("%s; the board runs firmware %s, this matchbox command has %s: run `matchbox flash`"
                       % (runs, found.group(1), want))
         elif not isinstance(theirs, dict):
             r.problem("%s; the board's %s is not JSON: `matchbox flash --pinmap %s` replaces it"
                       % (runs, resources.BOARD_PINMAP[1:], resources.PINMAP_SOURCE))
         else:
-            r.ok("%s, firmware %s, the same as this checkout" % (runs, want))
+            r.ok("%s, firmware %s, the same as this matchbox command" % (runs, want))
         if isinstance(theirs, dict) and theirs != self.pinmap:
             usable = _usable(theirs)
             r.note("the board keeps its own %s, not %s: %s"
