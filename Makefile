@@ -55,7 +55,7 @@ typecheck: $(STAMP)
 sim: $(STAMP)
 	$(BIN)/matchbox sim
 
-web: $(STAMP) $(WEB_STAMP)
+web: $(STAMP) $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/matchbox web
 
 bench: $(STAMP)
