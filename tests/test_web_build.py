@@ -117,7 +117,8 @@ def offline(tmp_path, monkeypatch):
         url = path.as_uri()
         monkeypatch.setenv(wasm_cache.URL_VARIABLE, url)
         if pinned:
-            lock = json.loads(open(wasm_cache.LOCK).read())
+            with open(wasm_cache.LOCK) as f:
+                lock = json.load(f)
             entry = lock["packages"]["node_modules/" + wasm_cache.NAME]
             digest = hashlib.sha512(data).digest()
             entry["integrity"] = "sha512-" + base64.b64encode(digest).decode()
@@ -157,9 +158,11 @@ def test_download_over_http_from_localhost(tmp_path, offline, monkeypatch):
     import functools
     import http.server
     offline(tarball(package_members()))
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+    handler = functools.partial(Quiet, directory=str(tmp_path))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.RequestHandlerClass.log_message = lambda *a: None
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         monkeypatch.setenv(wasm_cache.URL_VARIABLE,
@@ -189,6 +192,9 @@ def test_a_tarball_that_is_not_the_pinned_one_is_refused_before_it_is_opened(tmp
                                                                                capsys):
     url = offline(tarball(package_members()), pinned=False)   # the shipped lockfile's hash
     refused(tmp_path, capsys, url, "does not match the lockfile's integrity", "nothing kept")
+    # checked before the tarball is opened: its members are never looked at
+    offline(tarball([("../escaped.txt", b"x")]) + b"garbage", pinned=False)
+    refused(tmp_path, capsys, "does not match the lockfile's integrity")
 
 
 @pytest.mark.parametrize("evil,why", [
