@@ -55,7 +55,7 @@ typecheck: $(STAMP)
 sim: $(STAMP)
 	$(BIN)/matchbox sim
 
-web: $(STAMP) $(WEB_STAMP)
+web: $(STAMP) $(if $(NPM),$(WEB_STAMP))
 	$(BIN)/matchbox web
 
 bench: $(STAMP)
@@ -83,8 +83,8 @@ soak-typed: $(STAMP)
 	$(BIN)/python tests/test_typed_records.py $(TYPED)
 
 # The package a maker installs: the sdist and the wheel (built from the sdist) in dist/, with the
-# firmware, the pin map and the page's WebAssembly build.
-dist: $(STAMP) $(WEB_STAMP)
+# firmware and the pin map (not the page's WebAssembly build: `matchbox web` gets it from npm).
+dist: $(STAMP)
 	$(BIN)/python -m build --no-isolation
 
 # The hall's chaos test of `make test` at scale, on the embedded broker and on Mosquitto:

@@ -10,7 +10,7 @@ the repository's own folders, so both read the same files:
 | FIRMWARE | host_tools/data/firmware | firmware/ |
 | HARDWARE | host_tools/data/hardware | hardware/ |
 | PINMAP, load_pinmap() | host_tools/data/hardware/pinmap.json | hardware/pinmap.json |
-| WASM | host_tools/data/wasm | host_tools/webpage/node_modules/@micropython/... |
+| WASM | None (host_tools.wasm_cache gets it) | host_tools/webpage/node_modules/@micropython/... |
 | VIRTUAL_MPY, WEBPAGE, RP2040JS | host_tools/virtual/mpy, webpage, virtual/rp2040js (both) |
 
 No command writes into any of these: an installed package may be read-only.
@@ -33,8 +33,8 @@ CHECKOUT = None if INSTALLED else os.path.dirname(_PACKAGE)
 # Names inside data/ of the built package (setup.py writes them; the sdist carries the rest).
 DATA_FIRMWARE = "firmware"
 DATA_HARDWARE = "hardware"
-DATA_WASM = "wasm"
-# The npm package of the MicroPython WebAssembly build, in the checkout's node_modules.
+# The npm package of the MicroPython WebAssembly build, in the checkout's node_modules (the
+# package does not carry it: host_tools.wasm_cache gets it by name at first use).
 WASM_PACKAGE = ("@micropython", "micropython-webassembly-pyscript")
 WASM_FILES = ("micropython.mjs", "micropython.wasm")
 
@@ -52,7 +52,8 @@ PINMAP_SOURCE = "hardware/" + PINMAP_NAME      # how messages name it
 BOARD_PINMAP = "/" + PINMAP_NAME               # on a board: on the littlefs, the box's own
 FIRMWARE_LIB = os.path.join(FIRMWARE, "lib")
 VERSION_FILE = os.path.join(FIRMWARE_LIB, "box", "version.py")
-WASM = _pick(DATA_WASM, "host_tools", "webpage", "node_modules", *WASM_PACKAGE)
+WASM = None if INSTALLED else os.path.join(CHECKOUT, "host_tools", "webpage", "node_modules",
+                                          *WASM_PACKAGE)
 VIRTUAL_MPY = os.path.join(_PACKAGE, "virtual", "mpy")   # the unix port's side of the VBox
 WEBPAGE = os.path.join(_PACKAGE, "webpage")               # index.html, page.css, page.js, board.py
 RP2040JS = os.path.join(_PACKAGE, "virtual", "rp2040js")  # the emulated Pico's Node part

@@ -2,9 +2,11 @@
 from a folder outside the checkout with the checkout nowhere on the path.
 
 `python -m build` makes the sdist and, from it, the wheel (so the sdist is proven complete
-too), in a copy of the checkout as a clone has it, plus what a build takes from outside git:
-the page's WebAssembly build (node_modules). The wheel carries no firmware binary (no .uf2,
-.bin or .elf: the maker downloads MicroPython). The wheel goes into a new venv with its
+too), in a copy of the checkout as a clone has it. Neither carries anything built from
+MicroPython (no .uf2, .bin or .elf: the maker downloads MicroPython; no .wasm or .mjs:
+`matchbox web` gets the pinned npm package at first use, into a cache that this test fills
+beforehand from the checkout's node_modules, so no test here needs the npm registry). The
+wheel goes into a new venv with its
 dependencies, which come as wheels from a
 wheelhouse in .cache/wheelhouse (filled by `pip download` on the first run, from pip's cache
 or the index). Each subcommand then runs its ordinary use once, and the installed package
@@ -24,7 +26,7 @@ import zipfile
 
 import pytest
 
-from host_tools import resources
+from host_tools import resources, wasm_cache
 from host_tools.resources import CHECKOUT
 from host_tools.virtual.box import setup_keys
 
@@ -55,13 +57,22 @@ def _install(pip, venv_python, wheel):
 
 
 def _source(base):
-    """A copy of the checkout to build from, with the WebAssembly build; returns its folder."""
+    """A copy of the checkout to build from; returns its folder."""
     src = os.path.join(base, "src")
     shutil.copytree(CHECKOUT, src, symlinks=True, ignore=shutil.ignore_patterns(*NOT_IN_A_CLONE))
-    wasm = os.path.join(src, os.path.relpath(resources.WASM, CHECKOUT))
-    if os.path.isdir(resources.WASM):  # else the build runs `npm ci` in the copy
-        shutil.copytree(resources.WASM, wasm)
     return src
+
+
+def _cache(base):
+    """The maker's cache folder, holding the WebAssembly build as `matchbox web` keeps it
+    (copied from the checkout's node_modules when `make web-deps` filled it); returns it."""
+    cache = os.path.join(base, "cache")
+    if all(os.path.isfile(os.path.join(resources.WASM, n)) for n in wasm_cache.FILES):
+        kept = os.path.join(cache, "matchbox", "wasm-" + wasm_cache.pinned()[0])
+        os.makedirs(kept)
+        for name in wasm_cache.FILES:
+            shutil.copyfile(os.path.join(resources.WASM, name), os.path.join(kept, name))
+    return cache
 
 
 def _tree(folder, sources_only=False):
@@ -93,6 +104,7 @@ class Installed:
         self.wheel = os.path.join(dist, wheels[0])
         self.sdist = os.path.join(dist, [n for n in os.listdir(dist) if n.endswith(".tar.gz")][0])
         self.venv = os.path.join(base, "venv")
+        self.cache = _cache(base)
         _run([sys.executable, "-m", "venv", "--without-pip", self.venv])
         self.python = os.path.join(self.venv, "bin", "python")
         _install([sys.executable, "-m", "pip"], self.python, self.wheel)
@@ -113,7 +125,8 @@ class Installed:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("PYTHON", "VIRTUAL_ENV", "MATCHBOX_"))}
         env.update(PATH=os.pathsep.join([os.path.join(self.venv, "bin")] + path),
-                   PYTHONDONTWRITEBYTECODE="1", MPLCONFIGDIR=os.path.join(self.venv, "mpl"))
+                   PYTHONDONTWRITEBYTECODE="1", MPLCONFIGDIR=os.path.join(self.venv, "mpl"),
+                   XDG_CACHE_HOME=self.cache)
         return env
 
     def matchbox(self, *args, stdin=None, status=0):
@@ -127,9 +140,6 @@ class Installed:
 
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory):
-    if not os.path.isfile(os.path.join(resources.WASM, resources.WASM_FILES[1])) and not shutil.which("npm"):
-        pytest.skip("the package test builds the web page's WebAssembly build into the package: "
-                    "install npm (apt-get install npm) or run `make web-deps` where it is")
     return Installed(str(tmp_path_factory.mktemp("package")))
 
 
@@ -159,6 +169,9 @@ def test_the_package_is_imported_from_the_venv_with_its_data(pkg, say_count):
     with tarfile.open(pkg.sdist) as sdist:
         names += sdist.getnames()
     assert not [n for n in names if n.endswith((".uf2", ".bin", ".elf"))]
+    # nor MicroPython's WebAssembly build (`matchbox web` gets it by name from npm)
+    assert not [n for n in names if n.endswith((".wasm", ".mjs")) or "node_modules" in n
+                or "micropython-webassembly" in n]
     dist_info = [n for n in os.listdir(pkg.site) if n.startswith("matchbox-") and n.endswith(".dist-info")]
     licenses = os.listdir(os.path.join(pkg.site, dist_info[0], "licenses"))
     assert sorted(licenses) == ["LICENSE", "THIRD-PARTY.md"]
@@ -222,7 +235,11 @@ def test_report(pkg):
 
 
 def test_web_build_only(pkg):
-    pkg.matchbox("web", "--build-only", "site")
+    if not os.path.isdir(os.path.join(pkg.cache, "matchbox")):
+        pytest.skip("needs the WebAssembly build to fill the cache with: make web-deps")
+    cached = _tree(pkg.cache)
+    out = pkg.matchbox("web", "--build-only", "site").stdout
+    assert "getting" not in out and _tree(pkg.cache) == cached   # the cache's, not fetched
     site = os.path.join(pkg.work, "site")
     for name in resources.WASM_FILES:
         with open(os.path.join(site, name), "rb") as a, open(os.path.join(resources.WASM, name), "rb") as b:

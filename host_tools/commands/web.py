@@ -3,10 +3,11 @@
 Builds a static site (plain files any static host can serve) into a folder, serves that folder
 on localhost and opens it. The site holds the firmware's own `.py` files, the page's board
 (host_tools/webpage/board.py with the virtual parts it reuses), the MicroPython WebAssembly
-build (shipped in the package; in a checkout host_tools/webpage/node_modules, which
-`npm ci --prefix host_tools/webpage` fills: host_tools.resources.WASM), and the page
-(index.html, page.css, page.js). The displays' markup is written here by
-host_tools.virtual.display_svg, the renderer of the docs' pictures. See docs/web.md.
+build (not in the package: in a checkout host_tools/webpage/node_modules, which `make
+web-deps` fills, else got by name from npm into the user's cache at first use:
+host_tools.wasm_cache), and the page (index.html, page.css, page.js). The displays' markup is
+written here by host_tools.virtual.display_svg, the renderer of the docs' pictures. See
+docs/web.md.
 
 The server (host_tools.web_server, which the hall's page uses too) holds up to idle and slow
 clients and never lists folders; its temporary folder goes on Ctrl-C and SIGTERM.
@@ -18,7 +19,7 @@ import shutil
 import tempfile
 import webbrowser
 
-from host_tools import resources, words
+from host_tools import resources, wasm_cache, words
 from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
@@ -94,12 +95,9 @@ def _copy(src, dest):
 
 
 def build(dest):
-    """Write the site into dest; returns the list of files written (relative paths)."""
-    missing = [n for n in WASM_FILES if not os.path.isfile(os.path.join(WASM, n))]
-    if missing:
-        raise WebError("the MicroPython WebAssembly build is not installed (%s missing): "
-                       "run `npm ci --prefix host_tools/webpage` (or `make web-deps`)"
-                       % ", ".join(missing))
+    """Write the site into dest (getting the WebAssembly build first when it is not here);
+    returns the list of files written (relative paths)."""
+    wasm = wasm_cache.folder(WASM)
     pinmap = resources.load_pinmap()
     os.makedirs(dest, exist_ok=True)
     written = []
@@ -122,7 +120,7 @@ def build(dest):
         json.dump([rel for _, rel in py], f, indent=0)
     written.append("files.json")
     for name in WASM_FILES:
-        _copy(os.path.join(WASM, name), os.path.join(dest, name))
+        _copy(os.path.join(wasm, name), os.path.join(dest, name))
         written.append(name)
     for name in PAGE_FILES[1:]:
         _copy(os.path.join(PAGE, name), os.path.join(dest, name))
