@@ -77,6 +77,8 @@ def test_the_page_at_360_px(tmp_path):
             assert page.inner_text("h1[data-w=hall_standings]") == ja["hall_standings"]
             cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
             assert ja["hall_finished"] in cards["t1"]["text"]
+            assert ja["hall_out"].replace("{places}", "1. P%d%s2. P" % (
+                game.ranking[0], ja["hall_comma"])) in cards["t1"]["text"]
             assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
             assert ja["hall_to_act"].split("{")[0] in cards["t2"]["text"]
             assert page.get_attribute("section.table[data-box=t1] img", "alt") == \
