@@ -648,7 +648,7 @@ _JA = {
     "log_order_normal": "通常の強弱、{value} が最強",
     "log_table_empty": "空",
     "log_table": "席{seat}の {value} が{count}枚、マッチ棒{sticks}",
-    "log_sticks_0": "0本",
+    "log_sticks_0": "なし",
     "log_sticks_1": "1本",
     "log_sticks": "{n}本",
     "hall_title": "Matchbox 会場",
