@@ -270,8 +270,9 @@ def test_the_labels_in_the_language_asked_for(browser, site, lang):
         assert browser.inner_text("#seat-table thead").split() == [
             said[k] for k in ("web_seat", "web_cards", "web_sticks", "web_rank")]
         # IPAexGothic, fetched for the Japanese characters only
-        assert browser.evaluate("document.fonts.ready.then(() => [...document.fonts]"
-                                ".map(f => f.status))") == ["loaded" if lang == "ja" else "unloaded"]
+        fonts = browser.evaluate("document.fonts.ready.then(() => [...document.fonts]"
+                                 ".map(f => f.status))")
+        assert fonts == ["loaded" if lang == "ja" else "unloaded"]
     finally:
         browser.goto(site)
         browser.wait_for_selector("body[data-ready='1']", timeout=30000)
