@@ -311,6 +311,14 @@ def test_what_happens_in_the_language_asked_for(page, site, lang):
         assert panel["table"] == state_log.say(state_log.table_entry(last), said)
         page.evaluate("document.getElementById('download').click()")
         assert page.text_content("#message") == said["web_downloaded"]
+        bad = os.path.join(ROOT, "tests", "games", "illegal-not-stronger.txt")
+        out = subprocess.run([sys.executable, "-m", "host_tools.cli", "replay", bad],
+                             capture_output=True, text=True, cwd=ROOT)
+        line, kind, code = out.stderr.splitlines()[0][len(bad) + 1:].split(": ")
+        page.set_input_files("#load", bad)
+        page.wait_for_function("document.getElementById('message').classList.contains('error')")
+        assert page.text_content("#message") == said["web_refused"].format(
+            name=os.path.basename(bad), line=line, kind=kind, code=code)
     finally:
         page.goto(site)
         page.wait_for_selector("body[data-ready='1']", timeout=30000)
