@@ -74,6 +74,10 @@ def firmware_module(name):
     return importlib.import_module(name)
 
 
+# The name the web site and the hall serve that font under (their pages' @font-face).
+JAPANESE_FONT_NAME = "ipaexg.ttf"
+
+
 def japanese_font():
     """The file of IPAexGothic, the font the Japanese table card and pages are set in (the
     PyPI package matplotlib-fontja, a dependency: found by its metadata, not imported, since

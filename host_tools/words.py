@@ -9,6 +9,7 @@ the words the displays show (box.screens). The vocabulary is the manuals': match
 Streichhölzer / マッチ棒, revolution / Revolution / 革命, leader (the manual's dealer) / Geber / 親.
 """
 from host_tools import resources
+from host_tools.reports import state_log
 
 LANGUAGES = ("en", "de", "ja")
 DEFAULT = "en"
@@ -163,6 +164,20 @@ _EN = {
     "web_sticks": "matchsticks",
     "web_rank": "rank",
     "web_happened": "What happened",
+    "web_to_act": "seat {seat}",
+    "web_over": "game over, ranking {ranking}",
+    "web_dark": "dark",
+    "web_no_record": "No game yet: start one in the setup menu (PLAY through the items).",
+    "web_downloaded": "Record downloaded (plain notation: matchbox replay reads it).",
+    "web_loaded": "Loaded {name}: the box powered up with it as the game in progress.",
+    "web_refused": "{name}:{line}: {kind}: {code}",
+    "web_no_game_in": "{name}: no game in this file",
+    "web_storage_full": "{name}: the box's storage is full, the game in progress stays",
+    "web_storage_refused": "The browser's storage refused the journal ({error}): this game "
+                           "will not survive a reload.",
+    "web_failed": "The box could not start: {error}",
+    # the log of what happened, and the order and table lines (state_log.PHRASES)
+    **state_log.PHRASES,
     "hall_title": "Matchbox hall",
     "hall_standings": "Standings",
     "hall_connecting": "connecting…",
@@ -175,7 +190,8 @@ _EN = {
     "hall_on_top": "{count} × {value} of seat {seat} on top",
     "hall_empty": "table empty",
     "hall_revolution": "revolution",
-    "hall_out": "out",
+    "hall_out": "out: {places}",
+    "hall_comma": ", ",
     "hall_seat": "seat",
     "hall_cards": "cards",
     "hall_sticks": "sticks",
@@ -185,6 +201,8 @@ _EN = {
     "hall_points": "points",
     "hall_games": "games",
     "hall_places": "places",
+    "hall_displays_of": "the displays of {box}",
+    "hall_error_line": "line {line}: {kind}: {code}",
     "page_heading": "Matchstick Tycoon: at the table",
     "page_intro": "What the players read on the box: its four displays, its keys and its codes. "
                   "The same words are on the printable table card, `matchbox card --lang en -o "
@@ -364,6 +382,46 @@ _DE = {
     "web_sticks": "Streichhölzer",
     "web_rank": "Platz",
     "web_happened": "Was geschah",
+    "web_to_act": "Spieler {seat}",
+    "web_over": "Spiel zu Ende, Rangfolge {ranking}",
+    "web_dark": "dunkel",
+    "web_no_record": "Noch kein Spiel: im Einstellungsmenü eines beginnen (mit PLAY durch "
+                     "die Punkte).",
+    "web_downloaded": "Aufzeichnung heruntergeladen (einfache Notation: matchbox replay "
+                      "liest sie).",
+    "web_loaded": "{name} geladen: die Box wurde damit als laufendes Spiel eingeschaltet.",
+    "web_refused": "{name}, Zeile {line}: {kind}: {code}",
+    "web_no_game_in": "{name}: in dieser Datei ist kein Spiel",
+    "web_storage_full": "{name}: der Speicher der Box ist voll, das laufende Spiel bleibt",
+    "web_storage_refused": "Der Speicher des Browsers hat die Aufzeichnung abgelehnt "
+                           "({error}): dieses Spiel übersteht kein Neuladen.",
+    "web_failed": "Die Box konnte nicht starten: {error}",
+    "log_watching": "Beobachtung: {players} Spieler, {turn}",
+    "log_to_act": "Spieler {seat} am Zug",
+    "log_over": "Spiel zu Ende",
+    "log_played": "Spieler {seat} spielt {count} × {value}",
+    "log_played_for": "Spieler {seat} spielt {count} × {value} ({sticks})",
+    "log_passed": "Spieler {seat} passt",
+    "log_returned": "Spieler {seat} gibt ein Streichholz zurück",
+    "log_undo": "UNDO (zurückgenommen: {what})",
+    "log_new_game": "Neues Spiel: {players} Spieler, Karten {cards}, Spieler {seat} ist "
+                    "Geber",
+    "log_jumped": "Sprung im Spielstand (Zeilen verpasst?): {turn}",
+    "log_revolution": "Revolution! Jetzt ist {value} am stärksten",
+    "log_revolution_again": "Noch eine Revolution! Wieder die normale Reihenfolge, {value} "
+                            "am stärksten",
+    "log_strongest": "{value} ist am stärksten: alle anderen nehmen ein Streichholz",
+    "log_last_left": "Spieler {seat} bleibt als Letzter übrig (Platz {rank})",
+    "log_went_out": "Spieler {seat} ist draußen (Platz {rank})",
+    "log_ranking": "Spiel zu Ende: Rangfolge {ranking}",
+    "log_cleared": "Karten abgeräumt: Spieler {seat} ist Geber",
+    "log_order_reversed": "REVOLUTION: Reihenfolge umgekehrt, {value} am stärksten",
+    "log_order_normal": "normale Reihenfolge, {value} am stärksten",
+    "log_table_empty": "leer",
+    "log_table": "{count} × {value} von Spieler {seat}, {sticks} darauf",
+    "log_sticks_0": "keine Streichhölzer",
+    "log_sticks_1": "1 Streichholz",
+    "log_sticks": "{n} Streichhölzer",
     "hall_title": "Matchbox-Saal",
     "hall_standings": "Wertung",
     "hall_connecting": "verbinde…",
@@ -376,7 +434,8 @@ _DE = {
     "hall_on_top": "{count} × {value} von Spieler {seat} oben",
     "hall_empty": "Tisch leer",
     "hall_revolution": "Revolution",
-    "hall_out": "draußen",
+    "hall_out": "draußen: {places}",
+    "hall_comma": ", ",
     "hall_seat": "Spieler",
     "hall_cards": "Karten",
     "hall_sticks": "Hölzer",
@@ -386,6 +445,8 @@ _DE = {
     "hall_points": "Punkte",
     "hall_games": "Spiele",
     "hall_places": "Plätze",
+    "hall_displays_of": "die Anzeigen von {box}",
+    "hall_error_line": "Zeile {line}: {kind}: {code}",
     "page_heading": "Matchstick Tycoon: am Tisch",
     "page_intro": "Was die Spieler auf der Box lesen: ihre vier Anzeigen, ihre Tasten und ihre "
                   "Codes. Dieselben Worte stehen auf der Tischkarte zum Ausdrucken, "
@@ -552,6 +613,44 @@ _JA = {
     "web_sticks": "マッチ棒",
     "web_rank": "順位",
     "web_happened": "経過",
+    "web_to_act": "席{seat}",
+    "web_over": "ゲーム終了、順位 {ranking}",
+    "web_dark": "消灯",
+    "web_no_record": "まだゲームがありません：設定メニューで始めてください（PLAY で項目を"
+                     "進める）。",
+    "web_downloaded": "記録をダウンロードしました（テキストの記譜：matchbox replay で読め"
+                      "ます）。",
+    "web_loaded": "{name} を読み込みました：ボックスはこれを進行中のゲームとして起動しました。",
+    "web_refused": "{name} の {line} 行目：{kind}: {code}",
+    "web_no_game_in": "{name}：このファイルにゲームがありません",
+    "web_storage_full": "{name}：ボックスの記憶がいっぱいです。進行中のゲームはそのままです",
+    "web_storage_refused": "ブラウザの記憶領域が記録を拒みました（{error}）：再読み込みする"
+                           "とこのゲームは失われます。",
+    "web_failed": "ボックスを起動できませんでした：{error}",
+    "log_watching": "観戦：{players}人、{turn}",
+    "log_to_act": "席{seat}の手番",
+    "log_over": "ゲーム終了",
+    "log_played": "席{seat}が {value} を{count}枚出した",
+    "log_played_for": "席{seat}が {value} を{count}枚出した（マッチ棒{sticks}）",
+    "log_passed": "席{seat}がパス",
+    "log_returned": "席{seat}がマッチ棒を1本返した",
+    "log_undo": "取り消し（{what}）",
+    "log_new_game": "新しいゲーム：{players}人、手札 {cards}、親は席{seat}",
+    "log_jumped": "状態が飛んだ（行の見落とし？）：{turn}",
+    "log_revolution": "革命！ いまは {value} が最強",
+    "log_revolution_again": "革命返し！ 強弱が元に戻り、{value} が最強",
+    "log_strongest": "{value} は最強：他の全員がマッチ棒を1本取る",
+    "log_last_left": "席{seat}が最後の1人（{rank}位）",
+    "log_went_out": "席{seat}がアガリ（{rank}位）",
+    "log_ranking": "ゲーム終了：順位 {ranking}",
+    "log_cleared": "場が流れた：親は席{seat}",
+    "log_order_reversed": "革命中：強弱が逆転、{value} が最強",
+    "log_order_normal": "通常の強弱、{value} が最強",
+    "log_table_empty": "空",
+    "log_table": "席{seat}の {value} が{count}枚、マッチ棒{sticks}",
+    "log_sticks_0": "なし",
+    "log_sticks_1": "1本",
+    "log_sticks": "{n}本",
     "hall_title": "Matchbox 会場",
     "hall_standings": "順位表",
     "hall_connecting": "接続中…",
@@ -564,7 +663,8 @@ _JA = {
     "hall_on_top": "場は席{seat}の {value} が {count} 枚",
     "hall_empty": "場は空",
     "hall_revolution": "革命中",
-    "hall_out": "アガリ",
+    "hall_out": "アガリ：{places}",
+    "hall_comma": "、",
     "hall_seat": "席",
     "hall_cards": "手札",
     "hall_sticks": "マッチ棒",
@@ -574,6 +674,8 @@ _JA = {
     "hall_points": "点",
     "hall_games": "ゲーム",
     "hall_places": "順位",
+    "hall_displays_of": "{box} の表示",
+    "hall_error_line": "{line} 行目：{kind}: {code}",
     "page_heading": "マッチ売りの大富豪：テーブルで",
     "page_intro": "プレイヤーがボックスで読むもの：4つの表示、キー、コード。同じ言葉が印刷用の"
                   "テーブルカードにあります：`matchbox card --lang ja -o card.pdf`（A4。"
@@ -680,9 +782,9 @@ def missing():
 
 
 def page_words(prefix, extra=()):
-    """{language: {key: text}} of the words whose keys start with `prefix` ('web_', 'hall_'),
-    and those named in `extra`: what a page carries, as JSON, to set its labels in the
-    reader's language."""
+    """{language: {key: text}} of the words whose keys start with `prefix` ('web_', 'hall_', or
+    a tuple of such) and those named in `extra`: what a page carries, as JSON, to set its
+    labels in the reader's language."""
     return {lang: {k: v for k, v in WORDS[lang].items() if k.startswith(prefix) or k in extra}
             for lang in LANGUAGES}
 

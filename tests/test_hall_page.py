@@ -77,14 +77,24 @@ def test_the_page_at_360_px(tmp_path):
             assert page.inner_text("h1[data-w=hall_standings]") == ja["hall_standings"]
             cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
             assert ja["hall_finished"] in cards["t1"]["text"]
+            assert ja["hall_out"].replace("{places}", "1. P%d%s2. P" % (
+                game.ranking[0], ja["hall_comma"])) in cards["t1"]["text"]
             assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
+            assert ja["hall_to_act"].split("{")[0] in cards["t2"]["text"]
+            assert page.get_attribute("section.table[data-box=t1] img", "alt") == \
+                ja["hall_displays_of"].replace("{box}", "t1")
+            # the Japanese words in IPAexGothic, which the hall serves (no system font needed)
+            assert page.evaluate("document.fonts.ready.then(() => [...document.fonts]"
+                                 ".map(f => f.family + ' ' + f.status))") == ["IPAexGothic loaded"]
             # no ?lang: the browser's language (German here)
             german = browser.new_page(locale="de-DE")
             german.goto("http://127.0.0.1:%d/" % hall.http)
             german.wait_for_function("document.querySelectorAll('section.table').length == 2",
                                      timeout=20000)
-            assert german.inner_text("h1[data-w=hall_standings]") == \
-                words.words("de")["hall_standings"]
+            de = words.words("de")
+            assert german.inner_text("h1[data-w=hall_standings]") == de["hall_standings"]
+            assert de["hall_finished"] in german.inner_text("section.table[data-box=t1]")
+            assert german.evaluate("[...document.fonts].map(f => f.status)") == ["unloaded"]
             assert errors == []
             browser.close()
     finally:

@@ -12,6 +12,7 @@ import pytest
 
 from hall_helpers import (Client, Hall, enrol, free_port, header_lines, line_message, listening,
                           served, until)
+from host_tools import resources
 from host_tools.hall import keeper, protocol
 
 pytestmark = pytest.mark.timeout(120)
@@ -105,6 +106,9 @@ def test_malformed_messages_are_dropped_and_logged(hall):
 def test_http_is_get_only_on_127_0_0_1(hall):
     assert json.loads(hall.get("/standings.json"))["games"] == 0
     assert b"EventSource" in hall.get("/")
+    # the Japanese font, for the page's Japanese words (from the installed package)
+    with open(resources.japanese_font(), "rb") as f:
+        assert hall.get("/" + resources.JAPANESE_FONT_NAME) == f.read()
     for path in ("/tables/t3.txt", "/tables/../x.txt", "/nope", "/credentials/hall.secret"):
         with pytest.raises(urllib.error.HTTPError) as err:
             hall.get(path)

@@ -269,11 +269,59 @@ def test_the_labels_in_the_language_asked_for(browser, site, lang):
                 == said[key], key
         assert browser.inner_text("#seat-table thead").split() == [
             said[k] for k in ("web_seat", "web_cards", "web_sticks", "web_rank")]
+        # IPAexGothic, fetched for the Japanese characters only
+        fonts = browser.evaluate("document.fonts.ready.then(() => [...document.fonts]"
+                                 ".map(f => f.status))")
+        assert fonts == ["loaded" if lang == "ja" else "unloaded"]
     finally:
         browser.goto(site)
         browser.wait_for_selector("body[data-ready='1']", timeout=30000)
     assert browser.evaluate("document.documentElement.lang") == "en"
     assert browser.errors == []
+
+
+@pytest.mark.parametrize("lang", ["ja", "de"])
+def test_what_happens_in_the_language_asked_for(page, site, lang):
+    """The turn, order and table lines and the log in the reader's language: the virtual box's
+    states after the same keys, worded by state_log with host_tools.words' phrases."""
+    from host_tools import words
+    from host_tools.reports import state_log
+    said = words.words(lang)
+    try:
+        page.goto(site + "?lang=" + lang)
+        page.wait_for_selector("body[data-ready='1']", timeout=30000)
+        settle(page)
+        states = []
+        with VBox() as box:
+            box.boot()
+            play(page, box, SETUP)
+            for word in ["7", "PLAY", "PASS", "UNDO"]:
+                states.append(box.state())
+                play(page, box, [word])
+            states.append(box.state())
+        panel = page.evaluate(PANEL_JS)
+        log = [state_log.say(e, said) for e in state_log.entries(None, states[0])]
+        for prev, cur in zip(states, states[1:]):
+            log += [state_log.say(e, said) for e in state_log.entries(prev, cur)]
+        assert panel["log"] == log
+        assert panel["log"][-1] != state_log.say(state_log.entries(states[-2], states[-1])[0])
+        last = states[-1]
+        assert panel["turn"] == said["web_to_act"].replace("{seat}", str(last["turn"]))
+        assert panel["order"] == state_log.say(state_log.order_entry(last), said)
+        assert panel["table"] == state_log.say(state_log.table_entry(last), said)
+        page.evaluate("document.getElementById('download').click()")
+        assert page.text_content("#message") == said["web_downloaded"]
+        bad = os.path.join(ROOT, "tests", "games", "illegal-not-stronger.txt")
+        out = subprocess.run([sys.executable, "-m", "host_tools.cli", "replay", bad],
+                             capture_output=True, text=True, cwd=ROOT)
+        line, kind, code = out.stderr.splitlines()[0][len(bad) + 1:].split(": ")
+        page.set_input_files("#load", bad)
+        page.wait_for_function("document.getElementById('message').classList.contains('error')")
+        assert page.text_content("#message") == said["web_refused"].format(
+            name=os.path.basename(bad), line=line, kind=kind, code=code)
+    finally:
+        page.goto(site)
+        page.wait_for_selector("body[data-ready='1']", timeout=30000)
 
 
 def test_narrow_screen_nothing_overflows(page, tmp_path):

@@ -37,7 +37,7 @@ BOARD_FILES = (
     ("reports/replay_portable.py", "replay_portable.py"),
     ("reports/state_log.py", "state_log.py"),
 )
-JAPANESE_FONT = "ipaexg.ttf"   # IPAexGothic, in the site under this name
+JAPANESE_FONT = resources.JAPANESE_FONT_NAME   # IPAexGothic, in the site under this name
 KEYBOARD = {"AS": "s", "PLAY": "Space", "PASS": "p", "DEL": "Backspace", "UNDO": "u",
             "MENU": "m, M held"}
 
@@ -86,7 +86,7 @@ def page_html(pinmap):
     return (html.replace("{{displays}}", displays_markup(pinmap))
             .replace("{{segment_style}}", segment_style(len(pinmap["displays"])))
             .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons)
-            .replace("{{words}}", words.page_script("web_", ("display_names",))))
+            .replace("{{words}}", words.page_script(("web_", "log_"), ("display_names",))))
 
 
 def _copy(src, dest):

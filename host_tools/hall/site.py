@@ -13,6 +13,8 @@
                       not yet taken again)
     /tables/BOX.svg   its four displays as the box shows them (host_tools.hall.displays)
     /standings.json   places and points across the finished games (host_tools.hall.standings)
+    /ipaexg.ttf       IPAexGothic (host_tools.resources.japanese_font()), which the page's
+                      Japanese words fall back to where the system has no Japanese font
 
 The server is host_tools.web_server's (`matchbox web`'s): a request whole within REQUEST_S
 seconds and MAX_HEAD bytes, at most MAX_CONNECTIONS open (MAX_PER_CLIENT from one address), a
@@ -21,16 +23,18 @@ Other methods get 501 from the standard library's handler.
 """
 import importlib.resources
 import json
+import os
 import threading
 import time
 
-from host_tools import web_server, words
+from host_tools import resources, web_server, words
 from host_tools.hall import standings
 from host_tools.hall.accounts import NAME
 
 MAX_STREAMS = 32
 HEARTBEAT_S = 15
 EVENT_GAP_S = 0.1   # at most 10 events a second a page, each with every table changed since
+FONT = resources.JAPANESE_FONT_NAME   # the Japanese font's path (page.html's @font-face)
 
 
 class Site:
@@ -140,6 +144,8 @@ class Handler(web_server.Handler):
             return self._json(self.site.standings())
         if path == "/events":
             return self._events()
+        if path == "/" + FONT:
+            return self._font()
         if path.startswith("/tables/") and path[-4:] in (".txt", ".svg"):
             box = path[len("/tables/"):-4]
             if NAME.match(box) and path.endswith(".txt"):
@@ -161,6 +167,18 @@ class Handler(web_server.Handler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def _font(self):
+        """The Japanese font, streamed from the installed package (404 without it)."""
+        font = resources.japanese_font()
+        if font is None:
+            return self.send_error(404, "Not found")
+        with open(font, "rb") as f:
+            self.send_response(200)
+            self.send_header("Content-Type", "font/ttf")
+            self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+            self.end_headers()
+            self.copyfile(f, self.wfile)
 
     def _json(self, value):
         self._send(json.dumps(value).encode(), "application/json")

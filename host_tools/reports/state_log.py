@@ -99,17 +99,66 @@ def action(prev, cur):
     return ("play", s, played, cur["strongest"], spent)
 
 
+# The log's phrases in English, by key: `matchbox watch` prints them, the web page puts them in
+# the reader's language (host_tools.words holds the same keys in German and Japanese). An entry
+# is (key, {name: value}); a value may be an entry itself.
+PHRASES = {
+    "log_watching": "watching: {players} players, {turn}",
+    "log_to_act": "seat {seat} to act",
+    "log_over": "game over",
+    "log_played": "seat {seat} played {count} x {value}",
+    "log_played_for": "seat {seat} played {count} x {value} ({sticks})",
+    "log_passed": "seat {seat} passed",
+    "log_returned": "seat {seat} returned a stick",
+    "log_undo": "undo (taken back: {what})",
+    "log_new_game": "new game: {players} players, cards {cards}, seat {seat} leads",
+    "log_jumped": "the state jumped (lines missed?): {turn}",
+    "log_revolution": "revolution! {value} is now strongest",
+    "log_revolution_again": "revolution again! back to the normal order, {value} strongest",
+    "log_strongest": "{value} is strongest: every other seat takes a stick",
+    "log_last_left": "seat {seat} is the last one left (rank {rank})",
+    "log_went_out": "seat {seat} went out (rank {rank})",
+    "log_ranking": "game over: ranking {ranking}",
+    "log_cleared": "table cleared: seat {seat} leads",
+    "log_order_reversed": "REVOLUTION: order reversed, {value} strongest",
+    "log_order_normal": "normal order, {value} strongest",
+    "log_table_empty": "empty",
+    "log_table": "{count} x {value} by seat {seat}, {sticks} on it",
+    "log_sticks_0": "no sticks",
+    "log_sticks_1": "1 stick",
+    "log_sticks": "{n} sticks",
+}
+
+
+def say(entry, phrases=PHRASES):
+    """An entry (key, {name: value}) in words: its phrase with each {name} filled in."""
+    key, args = entry
+    text = phrases[key]
+    for name in args:
+        value = args[name]
+        text = text.replace("{%s}" % name, say(value, phrases) if isinstance(value, tuple)
+                            else str(value))
+    return text
+
+
+def _sticks_entry(n):
+    return ("log_sticks_0", {}) if n == 0 else ("log_sticks_1", {}) if n == 1 else \
+        ("log_sticks", {"n": n})
+
+
 def _sticks(n):
-    return "no sticks" if n == 0 else "1 stick" if n == 1 else "%d sticks" % n
+    return say(_sticks_entry(n))
 
 
-def _say(act):
+def _said(act):
     if act[0] == "play":
         _, seat, count, value, spent = act
-        return "seat %d played %d x %s%s" % (seat, count, value, " (%s)" % _sticks(spent) if spent else "")
-    if act[0] == "pass":
-        return "seat %d passed" % act[1]
-    return "seat %d returned a stick" % act[1]
+        args = {"seat": seat, "count": count, "value": value}
+        if not spent:
+            return ("log_played", args)
+        args["sticks"] = _sticks_entry(spent)
+        return ("log_played_for", args)
+    return ("log_passed" if act[0] == "pass" else "log_returned", {"seat": act[1]})
 
 
 def _fresh(s):
@@ -117,52 +166,68 @@ def _fresh(s):
             and all(x["sticks"] == 1 for x in s["seats"]))
 
 
+def _turn_entry(s):
+    return ("log_over", {}) if s["finished"] else ("log_to_act", {"seat": s["turn"]})
+
+
 def _turn(s):
-    return "game over" if s["finished"] else "seat %d to act" % s["turn"]
+    return say(_turn_entry(s))
 
 
-def changes(prev, cur):
-    """Log lines for the step from state prev (None: the first state seen) to cur."""
+def entries(prev, cur):
+    """What happened in the step from state prev (None: the first state seen) to cur, as
+    entries (key, {name: value}) of PHRASES."""
     if prev is None:
-        return ["watching: %d players, %s" % (cur["players"], _turn(cur))]
+        return [("log_watching", {"players": cur["players"], "turn": _turn_entry(cur)})]
     if prev == cur:
         return []
     act = action(prev, cur)
     if act is None:
         back = action(cur, prev)
         if back is not None:
-            return ["undo (taken back: %s)" % _say(back)]
+            return [("log_undo", {"what": _said(back)})]
         if _fresh(cur):
-            return ["new game: %d players, cards %s, seat %d leads" % (
-                cur["players"], " ".join(str(x["cards"]) for x in cur["seats"]), cur["turn"])]
-        return ["the state jumped (lines missed?): %s" % _turn(cur)]
-    out = [_say(act)]
+            return [("log_new_game", {"players": cur["players"], "seat": cur["turn"],
+                                      "cards": " ".join(str(x["cards"]) for x in cur["seats"])})]
+        return [("log_jumped", {"turn": _turn_entry(cur)})]
+    out = [_said(act)]
     if cur["revolution"] != prev["revolution"]:
-        out.append("revolution! %s is now strongest" % cur["strongest"] if cur["revolution"]
-                   else "revolution again! back to the normal order, %s strongest" % cur["strongest"])
+        out.append(("log_revolution" if cur["revolution"] else "log_revolution_again",
+                    {"value": cur["strongest"]}))
     forced = act[0] == "play" and cur["table"] is None
     if forced:
-        out.append("%s is strongest: every other seat takes a stick" % act[3])
+        out.append(("log_strongest", {"value": act[3]}))
     for rank, seat in enumerate(cur["ranking"][len(prev["ranking"]):], len(prev["ranking"]) + 1):
-        if cur["finished"] and rank == cur["players"]:
-            out.append("seat %d is the last one left (rank %d)" % (seat, rank))
-        else:
-            out.append("seat %d went out (rank %d)" % (seat, rank))
+        last = cur["finished"] and rank == cur["players"]
+        out.append(("log_last_left" if last else "log_went_out", {"seat": seat, "rank": rank}))
     if cur["finished"]:
-        out.append("game over: ranking %s" % " ".join(str(x) for x in cur["ranking"]))
+        out.append(("log_ranking", {"ranking": " ".join(str(x) for x in cur["ranking"])}))
     elif prev["table"] is not None and cur["table"] is None or forced:
-        out.append("table cleared: seat %d leads" % cur["turn"])
+        out.append(("log_cleared", {"seat": cur["turn"]}))
     return out
 
 
+def changes(prev, cur):
+    """Log lines for the step from state prev (None: the first state seen) to cur."""
+    return [say(e) for e in entries(prev, cur)]
+
+
+def order_entry(s):
+    return ("log_order_reversed" if s["revolution"] else "log_order_normal",
+            {"value": s["strongest"]})
+
+
+def table_entry(s):
+    t = s["table"]
+    if t is None:
+        return ("log_table_empty", {})
+    return ("log_table", {"count": t["count"], "value": t["value"], "seat": t["seat"],
+                          "sticks": _sticks_entry(t["sticks"])})
+
+
 def order_text(s):
-    if s["revolution"]:
-        return "REVOLUTION: order reversed, %s strongest" % s["strongest"]
-    return "normal order, %s strongest" % s["strongest"]
+    return say(order_entry(s))
 
 
 def table_text(s):
-    t = s["table"]
-    if t is None:
-        return "empty"
-    return "%d x %s by seat %d, %s on it" % (t["count"], t["value"], t["seat"], _sticks(t["sticks"]))
+    return say(table_entry(s))

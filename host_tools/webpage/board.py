@@ -142,7 +142,8 @@ def key(name, down):
 def frame(full):
     """JSON of what changed since the last frame: "d" displays (masks, colon, lit) and "t"
     their reading in text (for screen readers), "b" tones (hz, duty), "s" the last state with
-    "order" and "table" in words, "log" lines saying what happened, "flash" when the journal's
+    "order" and "table", "log" what happened (entries of state_log.PHRASES: the page words
+    them in the reader's language), "flash" when the journal's
     files changed; "" for nothing."""
     global _state
     b = _board
@@ -165,11 +166,11 @@ def frame(full):
         for line in b.lines:
             cur = state_log.parse_state(line)
             if cur is not None:
-                log += state_log.changes(_state, cur)
+                log += state_log.entries(_state, cur)
                 _state = cur
                 out["s"] = cur
-                out["order"] = state_log.order_text(cur)
-                out["table"] = state_log.table_text(cur)
+                out["order"] = state_log.order_entry(cur)
+                out["table"] = state_log.table_entry(cur)
         b.lines = []
         out["log"] = log
     if b.dirty:
@@ -188,18 +189,20 @@ def record():
 def load(path, name):
     """Check the record in file `path` (named `name` to the player) with the reader of
     `matchbox replay`; when it is sound, archive the game in progress and power up with it as
-    the current game. Returns "" when loaded, else the error, and then nothing changed."""
+    the current game. Returns "" when loaded, else the error (JSON of an entry [key, {name:
+    value}] of the page's words), and then nothing changed."""
     game, error = replay_portable.replay(path)
     if error is not None:
-        return "%s:%d: %s: %s" % (name, error[0], error[1], error[2])
+        return json.dumps(["web_refused", {"name": name, "line": error[0], "kind": error[1],
+                                           "code": error[2]}])
     if game is None:
-        return "%s: no game in this file" % name
+        return json.dumps(["web_no_game_in", {"name": name}])
     journal = _app.journal
     if _app.game is not None:
         try:
             journal.archive(_app.game)
         except OSError:
-            return "%s: the box's storage is full, the game in progress stays" % name
+            return json.dumps(["web_storage_full", {"name": name}])
     journal.start(game)
     _board.dirty = True
     return ""

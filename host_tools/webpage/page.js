@@ -40,6 +40,17 @@ const cells = [];       // cells[display] = {group, segs[digit][8], colon[2], sv
 
 function $(id) { return document.getElementById(id); }
 
+// An entry [key, {name: value}] of the page's words (board.py's log, order, table and errors)
+// in the reader's language; a value may be an entry itself.
+function worded(entry) {
+  const args = {};
+  for (const name in entry[1]) {
+    const v = entry[1][name];
+    args[name] = Array.isArray(v) ? worded(v) : v;
+  }
+  return window.W(entry[0], args);
+}
+
 function say(text, isError) {
   const m = $("message");
   m.textContent = text;
@@ -77,7 +88,7 @@ function saveFlash() {
   try {
     localStorage.setItem(STORAGE, JSON.stringify(files));
   } catch (err) {
-    say("The browser's storage refused the journal (" + err.name + "): this game will not survive a reload.", true);
+    say(window.W("web_storage_refused", { error: err.name }), true);
   }
 }
 
@@ -105,7 +116,8 @@ function show(frameText) {
         for (let b = 0; b < 8; b++) c.segs[j][b].classList.toggle("on", lit && ((d[j] >> b) & 1) === 1);
       }
       for (const dot of c.colon) dot.classList.toggle("on", lit && d[4] === 1);
-      c.svg.setAttribute("aria-label", "display " + (i + 1) + ": " + (lit ? f.t[i] : "dark"));
+      c.svg.setAttribute("aria-label", (i + 1) + " " + window.W("display_names")[i] + ": "
+        + (lit ? f.t[i] : window.W("web_dark")));
     });
   }
   if (f.b) for (const [hz, duty] of f.b) tone(hz, duty);
@@ -140,10 +152,11 @@ function tone(hz, duty) {
 }
 
 function panel(s, order, table) {
-  $("p-turn").textContent = s.finished ? "game over, ranking " + s.ranking.join(" ") : "seat " + s.turn;
-  $("p-order").textContent = order;
+  $("p-turn").textContent = s.finished ? window.W("web_over", { ranking: s.ranking.join(" ") })
+    : window.W("web_to_act", { seat: s.turn });
+  $("p-order").textContent = worded(order);
   $("p-order").classList.toggle("revolution", s.revolution);
-  $("p-table").textContent = table;
+  $("p-table").textContent = worded(table);
   $("p-supply").textContent = String(s.supply);
   const body = $("seats");
   body.textContent = "";
@@ -164,7 +177,7 @@ function log(lines) {
   const list = $("log");
   for (const line of lines) {
     const li = document.createElement("li");
-    li.textContent = line;
+    li.textContent = worded(line);
     list.appendChild(li);
   }
   while (list.children.length > 60) list.removeChild(list.firstChild);
@@ -253,7 +266,7 @@ function keyDown(event) {
 
 function download() {
   const text = board.record();
-  if (!text) { say("No game yet: start one in the setup menu (PLAY through the items).", true); return; }
+  if (!text) { say(window.W("web_no_record"), true); return; }
   const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
   const a = document.createElement("a");
   a.href = url;
@@ -262,7 +275,7 @@ function download() {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-  say("Record downloaded (plain notation: matchbox replay reads it).", false);
+  say(window.W("web_downloaded"), false);
 }
 
 async function loadRecord(event) {
@@ -274,13 +287,13 @@ async function loadRecord(event) {
   mp.FS.writeFile("/tmp/upload.txt", bytes);
   const error = board.load("/tmp/upload.txt", file.name);
   mp.FS.unlink("/tmp/upload.txt");
-  if (error) { say(error, true); return; }
+  if (error) { say(worded(JSON.parse(error)), true); return; }
   saveFlash();
   queue.length = 0;
   current = null;
   $("log").textContent = "";
   show(board.boot(Math.floor(performance.now())));
-  say("Loaded " + file.name + ": the box powered up with it as the game in progress.", false);
+  say(window.W("web_loaded", { name: file.name }), false);
 }
 
 // --- start ---------------------------------------------------------------------------------
@@ -355,6 +368,6 @@ window.matchbox = {
 };
 
 start().catch((err) => {
-  say("The box could not start: " + err, true);
+  say(window.W("web_failed", { error: String(err) }), true);
   console.error(err);
 });
