@@ -7,13 +7,14 @@ there; the box's own link, box.mqtt_link under the unix port, finds it makes no 
 connects again).
 At the end every game of every box is in the hall byte for byte: 0 lines lost, 0 doubled,
 0 out of order; the counts close the test run's summary (say_count)."""
+import contextlib
 import os
 import random
 
 import pytest
 
-from hall_helpers import (MOSQUITTO, NO_MOSQUITTO, Hall, Mosquitto, all_delivered, box_games,
-                          enrol, free_port, game_ops, key_in, linked_box, take_over)
+from hall_helpers import (all_delivered, box_games, game_ops, key_in, linked_box, served,
+                          take_over)
 
 pytestmark = pytest.mark.timeout(int(os.environ.get("MATCHBOX_HALL_CHAOS_TIMEOUT", "300")))
 SETUPS = ((3, 1, "none", 5, 6, [4, 3, 4]), (4, 2, "gh2", 4, 8, [3, 4, 3, 4]))
@@ -34,19 +35,9 @@ def compare(box_lines, hall_lines):
 @pytest.mark.parametrize("broker", ["amqtt", "mosquitto"])
 def test_chaos(tmp_path, say_count, broker):
     rng = random.Random(int(os.environ.get("MATCHBOX_HALL_CHAOS_SEED", "21")))
-    folder = str(tmp_path / "hall")
-    port = free_port()
-    urls = {name: enrol(folder, name, port) for name in BOXES}
-    mosquitto = None
-    if broker == "mosquitto":
-        if MOSQUITTO is None:
-            pytest.skip(NO_MOSQUITTO)
-        mosquitto = Mosquitto(folder, port).start()
-        hall = Hall(folder, broker=port)
-    else:
-        hall = Hall(folder)
-        hall.mqtt = port
-    hall.start()
+    running = contextlib.ExitStack()
+    hall = running.enter_context(served(tmp_path, broker, boxes=BOXES))
+    urls, mosquitto = hall.urls, hall.broker
     plans, boxes, seconds = {}, {}, {}
     for n, name in enumerate(BOXES):
         first, _ = game_ops(100 + n, SETUPS[0], 60)
@@ -97,9 +88,7 @@ def test_chaos(tmp_path, say_count, broker):
     finally:
         for name in BOXES:
             boxes[name].close()
-        hall.stop()
-        if mosquitto is not None:
-            mosquitto.kill()
+        running.close()
     totals = [0, 0, 0, 0]
     kept = hall.files()
     for name in BOXES:
