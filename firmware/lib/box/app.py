@@ -100,6 +100,7 @@ class App:
             from box.setup import Setup
             self.setup = Setup()
             saved = self.journal.load_setup()
+            self.journal.forget_reader()   # the reading loaded at boot or for this, let go
             if saved:
                 self.setup.restore(saved)
         self.setup.begin()
