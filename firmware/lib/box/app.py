@@ -4,9 +4,10 @@ Modes: SETUP (the new-game menu), PLAY (entering plays), REF (quick reference) a
 FINISHED (the final ranking). Errors and announcements are shown for a moment on top of
 any mode and never wait for a key: the next key press clears them and is handled at once.
 
-The setup menu (box.setup) is imported when it opens and let go once a game starts from it
-(the choices it had are the journal's to remember), so a game is played without it in the
-heap: the official MicroPython loads a module's code from the Pico's filesystem into RAM.
+The setup menu (box.setup, its keys and the start of a new game with it) is imported when it
+opens and let go once a game starts from it (the choices it had are the journal's to remember),
+so a game is played without it in the heap: the official MicroPython loads a module's code from
+the Pico's filesystem into RAM.
 """
 try:
     from micropython import const
@@ -106,30 +107,6 @@ class App:
         self.setup.begin()
         self.view.mode = SETUP
 
-    def new_game(self, now):
-        s = self.setup
-        game = engine.Game(s.players, s.dealer, engine.EXPANSIONS[s.expansion], s.revolution,
-                          s.sticks, s.hands[:s.players])
-        try:
-            # the new record is on flash before the old one goes to the archive
-            self.journal.start(game, self.game)
-        except OSError:
-            self._error("flash-full", now)   # the menu stays open; the old game stays on
-            return
-        try:
-            self.journal.save_setup(s.players, s.dealer, engine.EXPANSIONS[s.expansion],
-                                    s.revolution, s.sticks, s.hands[:s.players])
-        except OSError:
-            pass   # the game is safe; the menu keeps these choices only while it is loaded
-        else:   # the journal remembers them: the menu goes until it opens again
-            self.setup = None
-            box.forget("box.setup")
-        self.game = game
-        self._home()
-        self.entry.clear()
-        self._emit()
-        self.journal.checkpoint(game)
-
     # --- main loop ----------------------------------------------------------------------------
 
     def step(self):
@@ -185,7 +162,7 @@ class App:
             elif code == K.DEL and self.view.mode == PLAY:
                 self.entry.clear()
         elif self.view.mode == SETUP:
-            self._setup_key(code, now)
+            self.setup.key(self, code, now)
         elif self.view.mode == REF:
             from box import ref
             if ref.key(self.view, code):
@@ -287,27 +264,6 @@ class App:
             return
         self._emit()
         self.journal.checkpoint(game)
-
-    # --- setup menu --------------------------------------------------------------------------
-
-    def _setup_key(self, code, now):
-        from box.setup import COMPLETE, TOO_MANY
-        s = self.setup
-        if code < K.G:   # the hex digits set the item
-            if not s.digit(code):
-                self.buzzer.play(REJECT, now)
-        elif code == K.PLAY:
-            step = s.next()
-            if step == COMPLETE:
-                self.new_game(now)
-            elif step == TOO_MANY:
-                self._error("no-such-card", now)   # more cards than the deck holds
-        elif code == K.DEL:
-            s.back()
-        elif code == K.UNDO:
-            s.reset_item()
-        elif code == K.MENU and self.game is not None:
-            self._home()
 
     # --- feedback ----------------------------------------------------------------------------
 
