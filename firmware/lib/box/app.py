@@ -72,10 +72,10 @@ class App:
         """Resume the journalled game, or open the setup menu."""
         self.setup = None   # the menu opens with the journal's last setup
         game, _dropped = self.journal.resume()
-        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         if game is not None:
             self.game = game
-        self._home()
+        self._home()   # without a game, the menu reads the last setup with the same reading
+        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         j = self.journal
         if j.lost or j.repaired:
             self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
