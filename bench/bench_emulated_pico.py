@@ -55,6 +55,7 @@ for path in (ROOT, os.path.join(ROOT, "tests", "portable"), os.path.join(ROOT, "
 from host_tools.virtual import box as vbox  # noqa: E402
 from host_tools.virtual import emulated_pico as ep  # noqa: E402
 from host_tools.virtual.ht16k33 import VirtualHT16K33  # noqa: E402
+from box.powerup import BOOT_ONLY  # noqa: E402
 
 KB = 1024
 # The budgets on official MicroPython, whose littlefs .mpy modules load their code into the heap:
@@ -92,22 +93,27 @@ PAGE_PROGRAM_MS = 0.4
 
 # Run at the raw REPL of a board booted in maintenance mode (no app), after a soft reset: the
 # same clean interpreter on both firmwares, the code imported from where the firmware keeps it.
-# The start is box.powerup's (the map read once, let go once the parts are built), the passes
-# box.runtime.loop's with nothing on the USB serial (its poll of hw.usb, when the firmware has
+# The start is box.powerup's (the map read once, let go once the parts are built, and the
+# modules only power-up uses let go once the app is started: BOOT_ONLY), the passes
+# box.app.loop's with nothing on the USB serial (its poll of hw.usb, when the firmware has
 # one; a step of the hall's link instead when the flash holds hall.json). It goes on the flash
 # as heap_probe.py and is imported (a probe of about 600 bytes typed at once into the emulated
 # board's raw REPL was never run; not looked into further), its names kept in its functions so
 # that the module's globals do not grow after `base`.
 HEAP_PROBE = b'''import gc
-def start(pins, hw_pico, runtime):
+def start():
+    from box import hw_pico, pins, runtime
     m = pins.load()
     hw = hw_pico.build(m)
     return hw, runtime.start(hw, m)
 def run():
     gc.collect()
     base = gc.mem_alloc()
-    from box import hw_pico, pins, runtime
-    hw, app = start(pins, hw_pico, runtime)
+    import box
+    hw, app = start()
+    for n in BOOT_ONLY:
+        box.forget(n)
+'''.replace(b"BOOT_ONLY", repr(BOOT_ONLY).encode()) + b'''
     l = app.link
     u = None
     if hasattr(hw, "usb"):

@@ -79,14 +79,22 @@ def opened(app, event):
     return heap() - before, us
 
 
+def start():
+    # box.powerup's start: the power-up modules imported here, let go once the app is started
+    from box import hw_pico, pins, runtime
+    m = pins.load()
+    hw = hw_pico.build(m)
+    return hw, runtime.start(hw, m)
+
+
 def run(mode):
     sys.modules["machine"] = machine
     base = heap()
     t = time.ticks_us()
-    from box import hw_pico, pins, runtime
-    m = pins.load()
-    hw = hw_pico.build(m)
-    app = runtime.start(hw, m)
+    hw, app = start()
+    import box
+    for name in ("box.runtime", "box.pins"):   # box.powerup.BOOT_ONLY
+        box.forget(name)
     boot_us = time.ticks_diff(time.ticks_us(), t)
     from box import keys
     if mode == "started":

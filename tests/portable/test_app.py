@@ -22,7 +22,9 @@ def test_boot_without_game_opens_setup_with_defaults():
     app, bus, clock, journal = make_box()
     assert app.view.mode == A.SETUP
     assert screen(app, bus) == "PL 4|5Et |    |    "
-    assert journal.forgotten == 1   # the record reader is let go once boot has read the journal
+    # the record reader is let go once boot has read the journal, and again once the menu has
+    # read the last setup (its reading loads the reader again)
+    assert journal.forgotten == 2
 
 
 def test_setup_menu_defaults_start_a_four_player_game():

@@ -186,7 +186,7 @@ class Passes(Exception):
 
 
 def test_the_loop_steps_the_link_only_while_no_key_is_down_or_settling():
-    """box.runtime.loop: a pass over the keys (app.step), then the link's step only while no
+    """box.app.loop: a pass over the keys (app.step), then the link's step only while no
     key is down, settling or bouncing."""
     from box import runtime
     with Folder() as folder:

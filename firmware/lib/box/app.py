@@ -4,9 +4,10 @@ Modes: SETUP (the new-game menu), PLAY (entering plays), REF (quick reference) a
 FINISHED (the final ranking). Errors and announcements are shown for a moment on top of
 any mode and never wait for a key: the next key press clears them and is handled at once.
 
-The setup menu (box.setup) is imported when it opens and let go once a game starts from it
-(the choices it had are the journal's to remember), so a game is played without it in the
-heap: the official MicroPython loads a module's code from the Pico's filesystem into RAM.
+The setup menu (box.setup, its keys and the start of a new game with it) is imported when it
+opens and let go once a game starts from it (the choices it had are the journal's to remember),
+so a game is played without it in the heap: the official MicroPython loads a module's code from
+the Pico's filesystem into RAM.
 """
 try:
     from micropython import const
@@ -60,7 +61,7 @@ class App:
         self.page_at = 0
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
-        self.link = None            # the uplink's transport once one runs (box.runtime.loop)
+        self.link = None            # the uplink's transport once one runs (box.app.loop)
         # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
         for k in range(K.COUNT):
             keys.set_long(k, k == K.MENU or k == K.DEL)
@@ -71,10 +72,10 @@ class App:
         """Resume the journalled game, or open the setup menu."""
         self.setup = None   # the menu opens with the journal's last setup
         game, _dropped = self.journal.resume()
-        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         if game is not None:
             self.game = game
-        self._home()
+        self._home()   # without a game, the menu reads the last setup with the same reading
+        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
         j = self.journal
         if j.lost or j.repaired:
             self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
@@ -100,34 +101,11 @@ class App:
             from box.setup import Setup
             self.setup = Setup()
             saved = self.journal.load_setup()
+            self.journal.forget_reader()   # the reading loaded at boot or for this, let go
             if saved:
                 self.setup.restore(saved)
         self.setup.begin()
         self.view.mode = SETUP
-
-    def new_game(self, now):
-        s = self.setup
-        game = engine.Game(s.players, s.dealer, engine.EXPANSIONS[s.expansion], s.revolution,
-                          s.sticks, s.hands[:s.players])
-        try:
-            # the new record is on flash before the old one goes to the archive
-            self.journal.start(game, self.game)
-        except OSError:
-            self._error("flash-full", now)   # the menu stays open; the old game stays on
-            return
-        try:
-            self.journal.save_setup(s.players, s.dealer, engine.EXPANSIONS[s.expansion],
-                                    s.revolution, s.sticks, s.hands[:s.players])
-        except OSError:
-            pass   # the game is safe; the menu keeps these choices only while it is loaded
-        else:   # the journal remembers them: the menu goes until it opens again
-            self.setup = None
-            box.forget("box.setup")
-        self.game = game
-        self._home()
-        self.entry.clear()
-        self._emit()
-        self.journal.checkpoint(game)
 
     # --- main loop ----------------------------------------------------------------------------
 
@@ -184,7 +162,7 @@ class App:
             elif code == K.DEL and self.view.mode == PLAY:
                 self.entry.clear()
         elif self.view.mode == SETUP:
-            self._setup_key(code, now)
+            self.setup.key(self, code, now)
         elif self.view.mode == REF:
             from box import ref
             if ref.key(self.view, code):
@@ -287,27 +265,6 @@ class App:
         self._emit()
         self.journal.checkpoint(game)
 
-    # --- setup menu --------------------------------------------------------------------------
-
-    def _setup_key(self, code, now):
-        from box.setup import COMPLETE, TOO_MANY
-        s = self.setup
-        if code < K.G:   # the hex digits set the item
-            if not s.digit(code):
-                self.buzzer.play(REJECT, now)
-        elif code == K.PLAY:
-            step = s.next()
-            if step == COMPLETE:
-                self.new_game(now)
-            elif step == TOO_MANY:
-                self._error("no-such-card", now)   # more cards than the deck holds
-        elif code == K.DEL:
-            s.back()
-        elif code == K.UNDO:
-            s.reset_item()
-        elif code == K.MENU and self.game is not None:
-            self._home()
-
     # --- feedback ----------------------------------------------------------------------------
 
     def _error(self, code, now):
@@ -372,3 +329,41 @@ class App:
             for pos in range(4):
                 d.raw(pos, buf[o + pos] if p < self.count else 0)
             d.colon(p < self.count and buf[o + 4])
+
+
+def loop(hw, app):
+    """The main loop of a booted app, forever: between two passes over the keys, a step of
+    the app's link (app.link: the hall's MQTT link, or the USB link) when it has one and no
+    key is down, settling or bouncing. A step never waits on what it carries and gives one
+    journal line at most, but may take a millisecond or two on a Pico (a block of the journal
+    read from flash): a key that goes down meanwhile is read right after it, and no step runs
+    until the key is up again. Without a link the loop only polls the USB serial's input
+    (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
+    (box.usb_link). After a pass that handled a key the garbage is collected (about 3 ms on
+    a Pico, emulated): MicroPython's allocator searches past all garbage since the last
+    collection, so the next key's allocations would grow slower through a game. The link's
+    steps leave garbage between keys too: it is collected when a key goes down, while the key
+    settles (its 20 ms debounce), so that the key's work does not meet it."""
+    import gc
+    import select
+    usb = select.poll()
+    usb.register(hw.usb, select.POLLIN)
+    raw, settled = app.keys._raw, app.keys._state   # the keys as last read, 1 = down
+    stepped = False   # the link stepped since the last collection
+    while True:
+        if app.step():
+            gc.collect()   # a key's work is done: its garbage goes now, not in a later key's
+            stepped = False
+        if app.link is not None:
+            if raw.find(b"\x01") < 0 and settled.find(b"\x01") < 0:
+                app.link.step()
+                stepped = True
+            elif stepped:
+                gc.collect()
+                stepped = False
+        else:
+            for _ in usb.ipoll(0):
+                from box.usb_link import UsbLink
+                app.link = UsbLink(hw, app, usb)
+                break
+        hw.idle()

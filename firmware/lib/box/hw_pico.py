@@ -7,8 +7,6 @@ import time
 
 import machine
 
-from box import pins
-
 IDLE_MS = 1   # ms slept per main-loop pass: a key is seen within about 2 ms
 
 
@@ -16,6 +14,7 @@ class PicoHw:
     """The `hw` object of the Pico (the contract: docs/architecture.md)."""
 
     def __init__(self, pinmap=None):
+        from box import pins   # imported here: a power-up module, let go after it (box.powerup)
         m = pinmap or pins.load()
         bus = m["i2c"]
         self.i2c = machine.I2C(bus["id"], sda=machine.Pin(bus["sda"]), scl=machine.Pin(bus["scl"]),
@@ -31,7 +30,7 @@ class PicoHw:
         self.games = "games"
         self.store = None
         self.wdt = None
-        self.usb = sys.stdin.buffer   # the USB serial's input (box.runtime.loop polls it)
+        self.usb = sys.stdin.buffer   # the USB serial's input (box.app.loop polls it)
 
     def watchdog(self, timeout_ms=8000):
         """Start the hardware watchdog (it cannot be stopped); idle() feeds it."""

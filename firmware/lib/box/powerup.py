@@ -21,7 +21,12 @@ for _name in ("os", "time", "machine", "json", "struct", "binascii", "array", "s
 
 import os   # noqa: E402  (after the built-ins are filed)
 
-from box import hw_pico, pins, runtime   # noqa: E402
+import box   # noqa: E402
+from box.app import loop   # noqa: E402
+
+# What only power-up uses: let go once the app is started, their code back to the heap for
+# the game (on the official MicroPython a module's code is in the heap while it is loaded).
+BOOT_ONLY = ("box.runtime", "box.pins")
 
 
 def _flag_file():
@@ -32,21 +37,40 @@ def _flag_file():
         return False
 
 
-def run():
+def _start():
+    # (hw, app), or None in maintenance mode; the power-up modules are imported here, so that
+    # nothing holds them once it returns
+    from box import hw_pico, pins, runtime
     m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
     hw = hw_pico.build(m)
     keys = runtime.keypad(hw, m)
     if _flag_file() or runtime.maintenance(keys):
         print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
-        return
+        return None
     # Any other error ends the loop with a traceback; the watchdog then restarts the box,
     # which resumes the game from its journal.
     hw.watchdog(8000)
     try:
-        app = runtime.start(hw, m, keys)   # the keypad made once
-        m = None   # the map's 2.4 KB of heap go back once the parts are built
-        runtime.loop(hw, app)
+        return hw, runtime.start(hw, m, keys)   # the keypad made once
     except KeyboardInterrupt:
-        # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
-        hw.stop_watchdog()
-        print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")
+        _stopped(hw)
+        return None
+
+
+def _stopped(hw):
+    # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
+    hw.stop_watchdog()
+    print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")
+
+
+def run():
+    started = _start()   # the map's 2.4 KB of heap go back once the parts are built
+    if started is None:
+        return
+    hw, app = started
+    for name in BOOT_ONLY:
+        box.forget(name)
+    try:
+        loop(hw, app)
+    except KeyboardInterrupt:
+        _stopped(hw)

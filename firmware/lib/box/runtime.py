@@ -1,10 +1,12 @@
-"""The box's main loop: builds drivers from the board object and the pin map, then runs.
+"""The box's start: builds drivers from the board object and the pin map, then runs the main
+loop (box.app.loop).
 
 `hw` is the board (see docs): the Pico's real parts from box.hw_pico, or the simulator's
-virtual ones. Everything the firmware touches goes through it.
+virtual ones. Everything the firmware touches goes through it. Power-up only: on the Pico the
+box lets this module and box.pins go once the app is started (box.powerup).
 """
 from box import pins
-from box.app import App
+from box.app import App, loop
 from box.buzzer import Buzzer
 from box.journal import Journal
 from box.keys import Keys, MENU
@@ -65,41 +67,3 @@ def run(hw, pinmap=None):
     """Boot the app and loop forever. (The web page, which cannot loop, calls start() and then
     app.step() from a timer.)"""
     loop(hw, start(hw, pinmap))
-
-
-def loop(hw, app):
-    """The main loop of a booted app, forever: between two passes over the keys, a step of
-    the app's link (app.link: the hall's MQTT link, or the USB link) when it has one and no
-    key is down, settling or bouncing. A step never waits on what it carries and gives one
-    journal line at most, but may take a millisecond or two on a Pico (a block of the journal
-    read from flash): a key that goes down meanwhile is read right after it, and no step runs
-    until the key is up again. Without a link the loop only polls the USB serial's input
-    (hw.usb; ipoll allocates nothing), and its first bytes start the USB link
-    (box.usb_link). After a pass that handled a key the garbage is collected (about 3 ms on
-    a Pico, emulated): MicroPython's allocator searches past all garbage since the last
-    collection, so the next key's allocations would grow slower through a game. The link's
-    steps leave garbage between keys too: it is collected when a key goes down, while the key
-    settles (its 20 ms debounce), so that the key's work does not meet it."""
-    import gc
-    import select
-    usb = select.poll()
-    usb.register(hw.usb, select.POLLIN)
-    raw, settled = app.keys._raw, app.keys._state   # the keys as last read, 1 = down
-    stepped = False   # the link stepped since the last collection
-    while True:
-        if app.step():
-            gc.collect()   # a key's work is done: its garbage goes now, not in a later key's
-            stepped = False
-        if app.link is not None:
-            if raw.find(b"\x01") < 0 and settled.find(b"\x01") < 0:
-                app.link.step()
-                stepped = True
-            elif stepped:
-                gc.collect()
-                stepped = False
-        else:
-            for _ in usb.ipoll(0):
-                from box.usb_link import UsbLink
-                app.link = UsbLink(hw, app, usb)
-                break
-        hw.idle()

@@ -2,10 +2,14 @@
 
 One item at a time: hex keys set its value, PLAY goes to the next item (and starts the game
 after the last hand), DEL goes back, UNDO restores the item's default. Two-digit items
-shift digits in from the right, so 4 then 0 makes 40.
+shift digits in from the right, so 4 then 0 makes 40. The menu's keys come here from the
+app (box.app.App.key), and a new game starts here.
 """
+import box
+from box import keys as K
 from box import panels
-from tycoon.game import BOUNDS, EXPANSIONS, default_hands, deck_size
+from box.buzzer import REJECT
+from tycoon.game import BOUNDS, EXPANSIONS, Game, default_hands, deck_size
 
 PLAYERS = 0
 DEALER = 1
@@ -141,6 +145,48 @@ class Setup:
         else:
             seat = item - HANDS
             self.hands[seat] = default_hands(self.players, EXPANSIONS[self.expansion])[seat]
+
+    def key(self, app, code, now):
+        """A key of the menu, on the box.app.App it is open in."""
+        if code < K.G:   # the hex digits set the item
+            if not self.digit(code):
+                app.buzzer.play(REJECT, now)
+        elif code == K.PLAY:
+            step = self.next()
+            if step == COMPLETE:
+                self.new_game(app, now)
+            elif step == TOO_MANY:
+                app._error("no-such-card", now)   # more cards than the deck holds
+        elif code == K.DEL:
+            self.back()
+        elif code == K.UNDO:
+            self.reset_item()
+        elif code == K.MENU and app.game is not None:
+            app._home()
+
+    def new_game(self, app, now):
+        # The game of these choices, its record on flash before the old one goes to the archive.
+        hands = self.hands[:self.players]
+        game = Game(self.players, self.dealer, EXPANSIONS[self.expansion], self.revolution,
+                    self.sticks, hands)
+        try:
+            app.journal.start(game, app.game)
+        except OSError:
+            app._error("flash-full", now)   # the menu stays open; the old game stays on
+            return
+        try:
+            app.journal.save_setup(self.players, self.dealer, EXPANSIONS[self.expansion],
+                                   self.revolution, self.sticks, hands)
+        except OSError:
+            pass   # the game is safe; the menu keeps these choices only while it is loaded
+        else:   # the journal remembers them: the menu goes until it opens again
+            app.setup = None
+            box.forget("box.setup")
+        app.game = game
+        app._home()
+        app.entry.clear()
+        app._emit()
+        app.journal.checkpoint(game)
 
     def draw(self, buf, p):
         """The current item: 'PL 4', 'dL 1', 'Gh 2', 'rE 5', 'St40', and '3=14' for seat 3."""
