@@ -4,6 +4,12 @@
 (armv6m) and reports errors as FILE:LINE: message. `stage()` builds the deployable tree:
 main.py/boot.py stay .py (MicroPython only auto-runs those), every other module becomes .mpy,
 other files (pin map) are copied with symlinks resolved. `package_json()` is the mip manifest.
+
+The modules are compiled with `-O3`, which leaves out line numbers: the official MicroPython
+loads a module's bytecode into RAM, and the line tables were about 8 % of it (a traceback on
+the box names the module and function, `line 1`). Each module's source name is its path on
+the board (`/lib/box/app.mpy`), the name MicroPython gives its `__file__`, so both are one
+interned string.
 """
 import argparse
 import functools
@@ -86,9 +92,10 @@ def _display_path(root, rel):
 
 
 def compile_module(src, dst, board_name, display_name=None):
-    """Compile one module; returns None or an error tuple (display path, line, message)."""
+    """Compile one module (`board_name`: the source name it keeps); returns None or an error
+    tuple (display path, line, message)."""
     proc = subprocess.run(
-        [find_mpy_cross(), "-march=" + ARCH, "-s", board_name, "-o", dst, src],
+        [find_mpy_cross(), "-O3", "-march=" + ARCH, "-s", board_name, "-o", dst, src],
         capture_output=True, text=True,
     )
     if proc.returncode == 0:
@@ -144,7 +151,7 @@ def stage(out_dir, source=False, root=FIRMWARE):
         dst = os.path.join(out_dir, *name.split("/"))
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         if name.endswith(".mpy"):
-            err = compile_module(src, dst, rel, _display_path(root, rel))
+            err = compile_module(src, dst, "/" + name, _display_path(root, rel))
             if err:
                 errors.append(err)
                 continue
