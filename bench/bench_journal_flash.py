@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 from littlefs import LittleFS, UserContext  # noqa: E402
 
 from box.journal import SNAP_COST, Journal  # noqa: E402
-from box.store import Store  # noqa: E402
+from box.journal import Store  # noqa: E402
 from tycoon import notation  # noqa: E402
 from tycoon.game import Game, IllegalAction, SNAP_EVERY, pack_game  # noqa: E402
 from bench_engine import tool  # noqa: E402
@@ -55,7 +55,7 @@ class Counting(UserContext):
 
 
 class LfsStore(Store):
-    """box.store.Store on a littlefs-python filesystem."""
+    """box.journal.Store on a littlefs-python filesystem."""
 
     def __init__(self, fs):
         self.fs = fs

@@ -3,7 +3,7 @@
 Run: MICROPYPATH=<engine lib folder> micropython -X heapsize=256K bench/mpy_engine_bench.py RECORD JOURNAL
 RECORD is the plain record, JOURNAL the same game as the box's journal holds it (checksum tags).
 Prints one JSON line: heap for importing the engine the box keeps while playing (cards, game,
-writer, state) and the record reader (notation); the heap at the end of reading the journal
+writer, with the state line) and the record reader (notation); the heap at the end of reading the journal
 the way the box does at boot (engine, reader and the game read); the heap once the reader is
 let go as the box then does (the engine it keeps and the game: the steady state); the heap of
 a game replayed by engine calls and of a new one; and the per-action times (record line
@@ -54,8 +54,8 @@ def replay_record(notation, lines):
         if notation.parse_line(line) is not None and reader.game is not None:
             times.append(ticks_diff(t1, t0))
     game = reader.finish()
-    from tycoon import state
-    return times, state.to_json(game), notation.header_text(game), list(game.actions())
+    from tycoon import writer
+    return times, writer.to_json(game), notation.header_text(game), list(game.actions())
 
 
 def replay_engine(notation, header_lines, actions, times):
@@ -85,10 +85,10 @@ def forget(name):
 def main(path, journal):
     with open(path) as f:
         lines = f.read().split("\n")
-    names = ("tycoon.cards", "tycoon.game", "tycoon.writer", "tycoon.state", "tycoon.notation")
-    marks = [0, 0, 0, 0, 0, 0, 0, 0]   # allocated up front so that only the imports are counted
+    names = ("tycoon.cards", "tycoon.game", "tycoon.writer", "tycoon.notation")
+    marks = [0, 0, 0, 0, 0, 0, 0]   # allocated up front so that only the imports are counted
     marks[0] = mem_alloc()
-    for i in range(5):   # each module after the ones it imports; the reader last
+    for i in range(4):   # each module after the ones it imports; the reader last
         __import__(names[i])
         marks[i + 1] = mem_alloc()
     # boot: the journal read through the reader, as box.journal does; then the reader let go
@@ -96,13 +96,13 @@ def main(path, journal):
     booted, error, reader = sys.modules["tycoon.notation"].read(f)
     f.close()
     assert error is None
-    marks[6] = mem_alloc()   # engine + reader + the game read (and its Reader)
+    marks[5] = mem_alloc()   # engine + reader + the game read (and its Reader)
     reader = f = None
     forget("tycoon.notation")
     forget("tycoon.line")   # the reader's line grammar, imported with it
-    marks[7] = mem_alloc()   # the engine the box keeps + the game: the steady state
-    by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(5)]
-    from tycoon import notation, state
+    marks[6] = mem_alloc()   # the engine the box keeps + the game: the steady state
+    by_module = [[names[i][7:], delta(marks[i], marks[i + 1])] for i in range(4)]
+    from tycoon import notation, writer
     feed_times, reference, header, actions = replay_record(notation, lines)
     engine_times = [0] * len(actions)
     header_lines = header.split("\n")
@@ -111,7 +111,7 @@ def main(path, journal):
     m3 = mem_alloc()
     fresh = new_game(held)
     m4 = mem_alloc()
-    assert state.to_json(held) == reference == state.to_json(booted)
+    assert writer.to_json(held) == reference == writer.to_json(booted)
     assert len(fresh) == 0
     undo_times = []
     for _ in range(5):   # undo the last action of the long game (a snapshot and < SNAP_EVERY actions replayed), then redo it
@@ -120,14 +120,14 @@ def main(path, journal):
         held.undo()
         undo_times.append(ticks_diff(ticks_us(), t0))
         held.apply(kind, faces, value if explicit else None, seat)
-    assert state.to_json(held) == reference
+    assert writer.to_json(held) == reference
     print(json.dumps({
         "version": ".".join([str(x) for x in sys.implementation.version[:3]]),
         "import_heap_by_module": by_module,
-        "engine_heap": delta(marks[0], marks[4]),
-        "reader_heap": delta(marks[4], marks[5]),
-        "boot_heap": delta(marks[0], marks[6]),
-        "steady_heap": delta(marks[0], marks[7]),
+        "engine_heap": delta(marks[0], marks[3]),
+        "reader_heap": delta(marks[3], marks[4]),
+        "boot_heap": delta(marks[0], marks[5]),
+        "steady_heap": delta(marks[0], marks[6]),
         "game_heap": delta(m2, m3),
         "new_game_heap": delta(m3, m4),
         "actions": len(actions),

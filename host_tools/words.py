@@ -743,7 +743,7 @@ def key_rows():
     """The keys' rows of the tables: the faces as one row, then every other key of the
     firmware's keypad (box.keys.NAMES), then the long presses the app takes."""
     names = resources.firmware_module("box.keys").NAMES
-    faces = resources.firmware_module("box.font").FACES
+    faces = resources.firmware_module("box.panels").FACES
     return ["face"] + [n for n in names if n not in faces] + [r for r in KEY_ROWS if " " in r]
 
 

@@ -1,5 +1,5 @@
 """Helpers for the tests that run the whole box on virtual hardware."""
-from box import font
+from box import panels
 
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
@@ -9,6 +9,6 @@ def shown(text):
     chip = VirtualHT16K33()
     data = bytearray(17)
     for i, ch in enumerate(text[:4]):
-        data[1 + (0, 2, 6, 8)[i]] = font.mask(ord(ch))
+        data[1 + (0, 2, 6, 8)[i]] = panels.mask(ord(ch))
     chip.write(bytes(data))
     return chip.text()

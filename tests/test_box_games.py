@@ -1,7 +1,7 @@
 """Whole games on the virtual box: the real firmware under MicroPython, driven key by key.
 
 Every game is made on the host with the engine first; the box must end in the same state
-(tycoon.state JSON) with a journal that replays, on the host, to the same game.
+(tycoon.writer.to_json's JSON) with a journal that replays, on the host, to the same game.
 """
 import json
 import os
@@ -9,7 +9,7 @@ import os
 import engine_helpers as eh
 import pytest
 from box.screens import errors
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.game import Game
 
 from box_helpers import shown
@@ -44,7 +44,7 @@ def replayed(text):
 
 def assert_same(box, game):
     got = box.game()
-    assert got == json.loads(state.to_json(game))
+    assert got == json.loads(writer.to_json(game))
     journal = replayed(box.journal_text())
     assert notation.write(journal) == notation.write(game)
 
@@ -61,7 +61,7 @@ def test_random_game_through_the_menu(seed):
         assert box.mode == "running"
         assert_same(box, game)
         # the last emitted state line is the game too (what `matchbox watch` shows)
-        assert json.loads(box.emitted[-1]) == json.loads(state.to_json(game))
+        assert json.loads(box.emitted[-1]) == json.loads(writer.to_json(game))
         if game.finished:
             assert box.dump()["mode"] == "finished"
             assert box.displays()[0] == shown("End")
@@ -99,7 +99,7 @@ def test_resume_from_a_journal_then_play_on():
             f.write(notation.write(partial))
         box.boot()
         assert box.dump()["mode"] == "play"
-        assert box.game() == json.loads(state.to_json(partial))
+        assert box.game() == json.loads(writer.to_json(partial))
         for action in actions[half:]:
             box.keys(action_keys(*action))
         box.advance(3000)

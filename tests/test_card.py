@@ -14,7 +14,7 @@ import warnings
 import zlib
 
 import pytest
-from box import font, keys, screens
+from box import panels, keys, screens
 
 from host_tools import cli, resources, words
 from host_tools.commands import card
@@ -34,7 +34,7 @@ def test_every_code_key_setup_item_and_word_of_the_firmware_has_words_in_every_l
     assert {code for code, _ in words.codes()} == set(screens.errors())
     assert {code for code, _ in words.codes()} >= set(
         resources.firmware_module("tycoon.game")._CODES.split())
-    assert [name for name in keys.NAMES if name not in font.FACES] == words.key_rows()[1:7]
+    assert [name for name in keys.NAMES if name not in panels.FACES] == words.key_rows()[1:7]
     assert words.setup_items()[:-1] == [label.decode() for label in setup_module_now()._LABELS]
 
 
@@ -81,12 +81,12 @@ def test_the_setup_items_are_drawn_as_a_new_box_shows_them():
 
 
 def test_the_displays_are_drawn_with_the_firmwares_glyphs():
-    assert card.glyphs("3-9.1") == ([font.mask("3"), font.mask("-"), font.mask("9") | font.DP,
-                                     font.mask("1")], False)
-    assert card.glyphs("=9: 1") == ([font.mask("="), font.mask("9"), 0, font.mask("1")], True)
+    assert card.glyphs("3-9.1") == ([panels.mask("3"), panels.mask("-"), panels.mask("9") | panels.DP,
+                                     panels.mask("1")], False)
+    assert card.glyphs("=9: 1") == ([panels.mask("="), panels.mask("9"), 0, panels.mask("1")], True)
     for code, text in words.codes():
         masks, colon = card.glyphs(text)
-        assert masks[:len(text)] == [font.mask(ch) for ch in text] and not colon
+        assert masks[:len(text)] == [panels.mask(ch) for ch in text] and not colon
     # the cost table is the engine's
     cards = resources.firmware_module("tycoon.cards")
     costs = card.content("en")["costs"]

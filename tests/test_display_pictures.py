@@ -8,7 +8,7 @@ drew.
 import xml.etree.ElementTree as ET
 
 import pytest
-from box import font
+from box import panels
 
 from host_tools.virtual import docs_images
 from host_tools.virtual import display_svg as svg
@@ -82,7 +82,7 @@ def test_segment_shapes_are_where_the_letters_say():
 
 
 def test_pictures_are_valid_and_repeatable():
-    shown = [([font.mask(ch) for ch in "P3rF"], False, True)]
+    shown = [([panels.mask(ch) for ch in "P3rF"], False, True)]
     text = svg.picture(shown, ["turn"], "caption & <escapes>")
     assert text == svg.picture(shown, ["turn"], "caption & <escapes>")
     root = ET.fromstring(text)

@@ -491,7 +491,7 @@ def test_bad_hall_settings_are_one_line_and_nothing_is_copied(capsys, pico, fw, 
 def test_pull_of_a_record_typed_by_hand_before_and_after_the_box_took_it(capsys, pico, tmp_path):
     import json
     import sys
-    from tycoon import notation, state
+    from tycoon import notation, writer
     typed = b"# on paper\r\nPlayers 2\r\nhands 5 5  \r\n1: PLAY 3\r\nundo\r\nplay 3"   # no last LF
     flash_dir = tmp_path / "flash"
     (flash_dir / "games").mkdir(parents=True)
@@ -511,6 +511,6 @@ def test_pull_of_a_record_typed_by_hand_before_and_after_the_box_took_it(capsys,
     status, out, err = _matchbox(capsys, "pull", "--port", pico.port, str(tmp_path / "after"))
     assert status == 0 and err == "", err
     pulled, error = notation.load((tmp_path / "after/current.txt").read_text().splitlines())
-    assert error is None and json.loads(state.to_json(pulled)) == box_state
+    assert error is None and json.loads(writer.to_json(pulled)) == box_state
     assert (tmp_path / "after/current.txt").read_text() == notation.write(pulled)
     assert not (flash_dir / "games/damaged").exists()

@@ -14,7 +14,7 @@ import engine_helpers as eh
 from hall_helpers import header_lines
 from host_tools.hall import records, site, standings
 from host_tools.reports.replay_portable import replay
-from tycoon import state, writer
+from tycoon import writer
 from tycoon.game import Game
 
 pytestmark = pytest.mark.timeout(60)
@@ -100,7 +100,7 @@ def test_a_late_page_gets_everything_then_only_what_changed(hall):
             seq = event["tables"][0]["seq"]
             standings_now = event.get("standings", standings_now)
         assert standings_now["games"] == 1 and standings_now == the_site.standings()
-        assert event["tables"][0]["state"] == json.loads(state.to_json(game))
+        assert event["tables"][0]["state"] == json.loads(writer.to_json(game))
         late = Stream(port)   # a page that connects (or reconnects) now: everything again
         try:
             everything = late.next()
@@ -146,7 +146,7 @@ def test_the_reader_reads_on_as_a_whole_replay_reads(tmp_path):
     def same():
         game, error = reader.game(path)
         whole, whole_error = replay(path)
-        assert (state.to_json(game), error) == (state.to_json(whole), whole_error)
+        assert (writer.to_json(game), error) == (writer.to_json(whole), whole_error)
         with open(path) as f:
             actions = [l.split("#")[0].strip() for l in f.read().splitlines()]
         assert reader.last_actions(path) == [a for a in actions if a[0].isdigit()

@@ -32,8 +32,8 @@ def sim(flash, url, keys=(), timeout=30):
 def replayed(data):
     game, error = replay_portable.replay_file(io.BytesIO(data))
     assert error is None, error
-    from tycoon import state
-    return json.loads(state.to_json(game))
+    from tycoon import writer
+    return json.loads(writer.to_json(game))
 
 
 @pytest.fixture
@@ -248,8 +248,8 @@ def test_a_broker_that_never_answers_or_drops_holds_neither_keys_nor_journal(hal
                 key_in(box, op)
             assert until(lambda: (box.advance(50), box.link["dropped"])[1] >= closed + 2, 60)
             assert box.link["why"] in ("the broker closed the connection", "socket error 104")
-            from tycoon import state
-            assert box.state() == json.loads(state.to_json(game))   # every key taken
+            from tycoon import writer
+            assert box.state() == json.loads(writer.to_json(game))   # every key taken
             stub.close()
             time.sleep(0.2)
             hall.start()

@@ -8,7 +8,7 @@ tell a chip that lost power.
 import pytest
 
 from adafruit_ht16k33.segments import Seg7x4
-from box import font
+from box import panels
 from box.ht16k33 import HT16K33
 from host_tools.virtual.ht16k33 import VirtualBus, VirtualHT16K33
 
@@ -91,14 +91,14 @@ def our_ram(s, right=False):
 
 def test_card_shapes_equal_the_rulings():
     for ch, m in RULINGS_CARDS.items():
-        assert font.mask(ch) == m
+        assert panels.mask(ch) == m
         assert our_ram(ch)[0] == m
-    assert [font.card(v) for v in range(18)] == list(RULINGS_CARDS.values())
+    assert [panels.face(v) for v in range(18)] == list(RULINGS_CARDS.values())
 
 
 def test_every_glyph_adafruit_can_show_matches():
     compared, blank, differ = [], set(), {}
-    for ch in font.chars():
+    for ch in panels.chars():
         theirs = adafruit_ram(ch)
         if ch != " " and not any(theirs):
             blank.add(ch)

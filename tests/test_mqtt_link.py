@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from box import mqtt_link
-from box.store import Store
+from box.journal import Store
 from box.uplink import Cursor
 
 HEADER = [b"players 3", b"dealer 1", b"expansion none", b"revolution 5", b"sticks 40",

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from box.journal import Journal
-from tycoon import notation, state
+from tycoon import notation, writer
 
 from host_tools import cli
 from host_tools.resources import CHECKOUT as ROOT
@@ -125,7 +125,7 @@ def test_report_and_the_box_stop_where_replay_stops(files, tmp_path, capsys):
             f.write(RECORDS[name])
         back, _dropped = Journal(root).resume()
         if back is not None:
-            assert game is not None and state.to_json(back) == state.to_json(game), name
+            assert game is not None and writer.to_json(back) == writer.to_json(game), name
         else:
             assert error is not None, name
 
@@ -141,7 +141,7 @@ def test_sim_journal_names_the_line_and_resumes_before_it(files):
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
         game, error = _replay(files[name])
         assert "%s:%d: syntax: " % (files[name], error[0]) in proc.stderr
-        assert json.loads(proc.stdout)["state"] == json.loads(state.to_json(game))
+        assert json.loads(proc.stdout)["state"] == json.loads(writer.to_json(game))
 
 
 def test_the_plain_record_of_a_journal(tmp_path):

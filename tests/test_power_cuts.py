@@ -18,7 +18,7 @@ import shutil
 import pytest
 
 import engine_helpers as eh
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.game import Game
 
 from host_tools.virtual import box as vbox
@@ -50,7 +50,7 @@ def snappy(tmp_path, monkeypatch):
 def snapshot(game):
     if game is None:
         return None, None
-    return json.loads(state.to_json(game)), notation.write(game)
+    return json.loads(writer.to_json(game)), notation.write(game)
 
 
 def scenario(seed):
@@ -107,7 +107,7 @@ def observed(box):
         return None, None
     game, error = notation.load(text.splitlines())
     assert error is None, "journal does not replay after a cut: %r\n%s" % (error, text)
-    assert json.loads(state.to_json(game)) == got, "journal and board disagree"
+    assert json.loads(writer.to_json(game)) == got, "journal and board disagree"
     return got, notation.write(game)
 
 
@@ -288,7 +288,7 @@ def test_power_cut_at_every_step_of_a_boot_that_takes_a_typed_record(say_count, 
     for box, games, k, mode in cut_boots(tmp_path, typed):
         for _ in range(2):
             assert box.boot() == "running", k
-            assert observed(box)[0] == json.loads(state.to_json(want)), k
+            assert observed(box)[0] == json.loads(writer.to_json(want)), k
             assert box.journal_text().startswith(notation.tagged(1, "players 2").decode()), k
             assert sorted(os.listdir(games)) in (["current.txt"],
                                                  ["current.snap", "current.txt"]), k

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.cards import becomes, char
 from engine_helpers import random_game
 
@@ -189,7 +189,7 @@ def test_json_one_line_per_file():
             assert d["state"] is None
         else:
             check_state_schema(d["state"])
-            assert d["state"] == json.loads(state.to_json(game))
+            assert d["state"] == json.loads(writer.to_json(game))
 
 
 def test_json_status_and_quoting(tmp_path):

@@ -6,7 +6,7 @@ import sys
 
 import engine_helpers as eh
 import pytest
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.game import Game
 
 from host_tools.resources import CHECKOUT as ROOT
@@ -44,7 +44,7 @@ def test_keys_play_a_game_that_matches_the_engine():
     for action in game.actions():
         keys += action_keys(*action)
     out = run_json("--headless", "--keys", " ".join(keys))
-    assert out["state"] == json.loads(state.to_json(game))
+    assert out["state"] == json.loads(writer.to_json(game))
     replayed, error = notation.load(out["journal"].splitlines())
     assert error is None and notation.write(replayed) == notation.write(game)
     assert out["displays"][0] == "End "
@@ -56,7 +56,7 @@ def test_journal_resume(tmp_path):
     game, error = notation.load(record.read_text().splitlines())
     assert error is None
     out = run_json("--headless", "--journal", str(record))
-    assert out["state"] == json.loads(state.to_json(game))
+    assert out["state"] == json.loads(writer.to_json(game))
     assert "1: play 6 9 as 9" in out["journal"]
     # and keys go on from there: seat 3 beats the 9s with a pair of Cs (lower-case c works)
     out = run_json("--headless", "--journal", str(record), "--keys", "c c PLAY")
@@ -83,9 +83,9 @@ def test_stream_lines_are_the_states_the_firmware_printed():
     code, out, err = sim("--headless", "--stream", "--keys", " ".join(keys))
     assert code == 0, err
     game = Game(2, 2, "none", 5, 40, [3, 3])
-    first = state.to_json(game)
+    first = writer.to_json(game)
     game.play([7])
-    assert out.splitlines() == [first, state.to_json(game)]
+    assert out.splitlines() == [first, writer.to_json(game)]
     assert sim("--stream")[0] == 2
 
 
@@ -224,7 +224,7 @@ def test_a_record_typed_by_hand_resumes_at_every_power_up(tmp_path):
     assert record.startswith(notation.tagged(1, "players 2")) and record.count(b"  #~") == \
         record.count(b"\n") == 6 + 2 + 2        # the box's own: header, two plays, undo, play
     game, error = notation.load(record.decode().splitlines())
-    assert error is None and json.loads(state.to_json(game)) == first["state"]
+    assert error is None and json.loads(writer.to_json(game)) == first["state"]
     cli = [sys.executable, "-m", "host_tools.cli"]
     replay = subprocess.run(cli + ["replay", "--json", path], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)

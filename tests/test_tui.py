@@ -17,7 +17,7 @@ import termios
 import time
 
 import pytest
-from box import font
+from box import panels
 
 try:
     import pyte  # a dev dependency: a terminal emulator to read the screen with
@@ -47,7 +47,7 @@ def reading(masks, colon=False):
 
 def word(text):
     """How a display reads a word the firmware draws left-aligned."""
-    return reading([font.mask(c) for c in text.ljust(4)[:4]])
+    return reading([panels.mask(c) for c in text.ljust(4)[:4]])
 
 
 # --- the text art -----------------------------------------------------------------------------
@@ -55,8 +55,8 @@ def word(text):
 def test_classic_digits_look_like_the_usual_seven_segment_art():
     eight = art.render([0x7F, 0, 0, 0], width=3, height=3)
     assert eight == [" _", "|_|", "|_|"]
-    assert art.render([font.card(1), 0, 0, 0], width=3, height=3) == ["", "  |", "  |"]
-    assert art.render([font.card(7), 0, 0, 0], width=3, height=3) == [" _", "  |", "  |"]
+    assert art.render([panels.face(1), 0, 0, 0], width=3, height=3) == ["", "  |", "  |"]
+    assert art.render([panels.face(7), 0, 0, 0], width=3, height=3) == [" _", "  |", "  |"]
 
 
 def test_big_digits_put_each_segment_in_its_place():
@@ -412,11 +412,11 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
     assert "Game  3 players · leader 1" in t.text()
     t.keys("5")
     # the entry and its preview ("=5: 0": plays as 5, costs no stick), table and turn stay
-    t.wait_for(lambda t: t.displays()[2] == ([font.card(5), 0, 0, 0], False))
-    assert t.displays()[0] == ([font.mask("-")] * 4, False)
+    t.wait_for(lambda t: t.displays()[2] == ([panels.face(5), 0, 0, 0], False))
+    assert t.displays()[0] == ([panels.mask("-")] * 4, False)
     assert t.readings()[1] == word("P1 F")
-    assert t.displays()[2:] == [([font.card(5), 0, 0, 0], False),
-                                ([font.mask("="), font.card(5), 0, font.card(0)], True)]
+    assert t.displays()[2:] == [([panels.face(5), 0, 0, 0], False),
+                                ([panels.mask("="), panels.face(5), 0, panels.face(0)], True)]
     t.keys(" ")
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
     t.wait_for(lambda t: "P2 to act · 15 cards · 1 stick · table 1×5 by P1" in t.text())
@@ -547,7 +547,7 @@ def test_unplugging_a_display_draws_it_dim_with_a_note(term):
 def test_reading_helpers_agree_with_the_chip_model():
     # the screen tests rely on reading() naming shapes like the chip model
     assert word("LEAd") == "LEAd" and word("St 1") == "5t 1"
-    assert READING[font.card(5)] == "5"
+    assert READING[panels.face(5)] == "5"
 
 
 def test_without_a_terminal_it_says_to_use_headless():

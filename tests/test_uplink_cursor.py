@@ -6,7 +6,7 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from box.store import Store
+from box.journal import Store
 from box.uplink import _LOOK_MS, _REST_MS, _STALL_MS, WINDOW, Cursor, game_id
 from host_tools.hall import protocol
 from host_tools.hall.uplink import Flash

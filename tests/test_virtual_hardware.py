@@ -7,8 +7,8 @@ import json
 import os
 
 import pytest
-from box import font
-from tycoon import state
+from box import panels
+from tycoon import writer
 from tycoon.game import Game
 
 from host_tools.virtual.ht16k33 import READING
@@ -66,7 +66,7 @@ def test_every_face_key_reaches_the_firmware_through_the_matrix():
         for face in range(18):
             name = "0123456789ABCDEFGH"[face]
             box.tap(name)
-            assert box.displays()[2][0] == reading(font.CARDS[face]), name
+            assert box.displays()[2][0] == reading(panels.CARDS[face]), name
             box.long_press("DEL")
             assert box.displays() == idle
 
@@ -214,4 +214,4 @@ def test_cut_inside_an_append_tears_the_line():
         box.boot()
         assert box.journal_text() == before
         assert box.game()["table"] is None
-        assert box.game() == json.loads(state.to_json(Game(3, 1, "none", 5, 40, [15, 15, 15])))
+        assert box.game() == json.loads(writer.to_json(Game(3, 1, "none", 5, 40, [15, 15, 15])))

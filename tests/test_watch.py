@@ -14,7 +14,7 @@ import tty
 import engine_helpers as eh
 import pytest
 import serial
-from tycoon import state
+from tycoon import writer
 from tycoon.cards import char
 from tycoon.game import CLEARED, FINISHED, FORCED, PASS, PLAY, RETURN, REVOLUTION, Game
 
@@ -83,18 +83,18 @@ def played_game(seed, setup=None, undo_every=0):
     actions one is taken back (as the box's UNDO key does)."""
     rng = eh.Lcg(seed)
     game = Game(*(setup or eh.random_setup(rng)))
-    lines = [state.to_json(game)]
+    lines = [writer.to_json(game)]
     log = ["watching: %d players, seat %d to act" % (game.players, game.turn)]
     n = 0
     while not game.finished and n < 400:
         ranked = len(game.ranking)
         act = step(game, rng)
-        lines.append(state.to_json(game))
+        lines.append(writer.to_json(game))
         log += expected(game, ranked, act)
         n += 1
         if undo_every and n % undo_every == 0 and not game.finished:
             assert game.undo()
-            lines.append(state.to_json(game))
+            lines.append(writer.to_json(game))
             log.append("undo (taken back: %s)" % say(*act[:5]))
     return lines, log
 
@@ -149,14 +149,14 @@ def test_malformed_lines_are_skipped():
 
 def test_parse_state_accepts_only_states():
     game = Game(3)
-    s = watch.parse_state(state.to_json(game))
-    assert s == json.loads(state.to_json(game))
+    s = watch.parse_state(writer.to_json(game))
+    assert s == json.loads(writer.to_json(game))
     for line in NOISE:
         assert watch.parse_state(line) is None, line
-    bad = json.loads(state.to_json(game))
+    bad = json.loads(writer.to_json(game))
     bad["seats"][1]["cards"] = "9"
     assert watch.parse_state(json.dumps(bad)) is None
-    bad = json.loads(state.to_json(game))
+    bad = json.loads(writer.to_json(game))
     bad["seats"].pop()
     assert watch.parse_state(json.dumps(bad)) is None
 
@@ -164,12 +164,12 @@ def test_parse_state_accepts_only_states():
 def test_new_game_and_jumps():
     a = Game(4)
     a.play([5])
-    first = state.to_json(a)
+    first = writer.to_json(a)
     a.pass_turn()
     a.pass_turn()
-    later = state.to_json(a)
+    later = writer.to_json(a)
     fresh = Game(3, dealer=2, hands=[10, 11, 12])
-    out = log_of(run_watch([first, later, state.to_json(fresh), state.to_json(fresh)]))
+    out = log_of(run_watch([first, later, writer.to_json(fresh), writer.to_json(fresh)]))
     assert out == ["watching: 4 players, seat 2 to act",
                    "the state jumped (lines missed?): seat 4 to act",
                    "new game: 3 players, cards 10 11 12, seat 2 leads"]  # the repeat adds nothing
@@ -318,7 +318,7 @@ def test_states_from_the_firmware_on_the_virtual_box():
             box.keys(action_keys(*a))
         box.advance(500)
         emitted = list(box.emitted)
-    assert json.loads(emitted[-1]) == json.loads(state.to_json(game))
+    assert json.loads(emitted[-1]) == json.loads(writer.to_json(game))
     assert log_of(run_watch(emitted)) == log
 
 

@@ -7,7 +7,7 @@ import random
 import subprocess
 import sys
 
-from tycoon import state
+from tycoon import writer
 from tycoon.game import Game
 
 from host_tools.commands import watch
@@ -21,13 +21,13 @@ ODD = [None, True, False, 0, 1, -1, 2, 3, 8, 9, 10 ** 30, 1.5, float("nan"), "",
 def states():
     """State lines of a short real game: the seeds the mutations start from."""
     game = Game(3, 1, "none", 5, 40, [5, 5, 5])
-    out = [state.to_json(game)]
+    out = [writer.to_json(game)]
     for faces in ([7], None, [9], None, None):
         if faces is None:
             game.pass_turn()
         else:
             game.play(faces)
-        out.append(state.to_json(game))
+        out.append(writer.to_json(game))
     return out
 
 

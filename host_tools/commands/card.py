@@ -104,16 +104,16 @@ def texts(c):
 def glyphs(shown):
     """(masks of the 4 digits, colon) of one display's text as the box shows it: '.' lights
     the point of the digit before it, ':' the colon."""
-    font = vocabulary.resources.firmware_module("box.font")
+    glyph = vocabulary.resources.firmware_module("box.panels")
     masks = []
     colon = False
     for ch in shown:
         if ch == "." and masks:
-            masks[-1] |= font.DP
+            masks[-1] |= glyph.DP
         elif ch == ":":
             colon = True
         else:
-            masks.append(font.mask(ch))
+            masks.append(glyph.mask(ch))
     if len(masks) > 4:
         raise ValueError("more than 4 digits: %r" % shown)
     return masks + [0] * (4 - len(masks)), colon
@@ -358,7 +358,7 @@ def back(page, c):
 
 
 def c_mask(value):
-    return vocabulary.resources.firmware_module("box.font").card(value)
+    return vocabulary.resources.firmware_module("box.panels").face(value)
 
 
 def write_pdf(path, lang="en", paper="a4"):

@@ -92,7 +92,7 @@ def read_hall_settings(path):
     (box.mqtt_link.load); MatchboxError saying what is wrong."""
     from host_tools import resources
     link = resources.firmware_module("box.mqtt_link")
-    store = resources.firmware_module("box.store").Store()
+    store = resources.firmware_module("box.journal").Store()
     try:
         link.load(store, path)
         with open(path, "rb") as f:

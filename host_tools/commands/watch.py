@@ -1,6 +1,6 @@
 """`matchbox watch`: a live mirror of the box over USB serial (a spectator screen, a stream).
 
-The firmware prints one JSON state line (tycoon.state.to_json) after every accepted action,
+The firmware prints one JSON state line (tycoon.writer.to_json) after every accepted action,
 after an undo and when a game starts; and at power-up, when its record was damaged, one line
 saying what it repaired, lost and kept (state_log.notice_text), which watch shows in words. watch only listens: it never writes to the port, so the
 game goes on undisturbed. Other lines (boot messages, tracebacks) are skipped. What happened is

@@ -12,7 +12,7 @@ import io
 import json
 import os
 
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.game import IllegalAction
 
 from host_tools.reports.replay_portable import replay_file
@@ -140,7 +140,7 @@ def table_view(reader, table):
         return view
     path = table.path(game_id)
     game, error = reader.game(path)
-    view["state"] = json.loads(state.to_json(game))
+    view["state"] = json.loads(writer.to_json(game))
     if error is not None:
         view["error"] = {"line": error[0], "kind": error[1], "code": error[2]}
     view["last"] = reader.last_actions(path)

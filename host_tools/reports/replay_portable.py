@@ -5,7 +5,7 @@ under the MicroPython unix port (with firmware/lib on its path), so both print t
 """
 import sys
 
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.cards import char
 
 # A record's exit status by the kind of its error (none, an illegal action, not notation): the
@@ -132,7 +132,7 @@ def report(path, as_json, out, err, f=None):
             error_json = '{"line": %d, "kind": "%s", "code": %s}' % (
                 error[0], error[1], _json_string(error[2]))
         out.write('{"file": %s, "error": %s, "state": %s}\n' % (
-            _json_string(path), error_json, state.to_json(game)))
+            _json_string(path), error_json, writer.to_json(game)))
     else:
         if error is not None:
             err.write(located(path, error) + "\n")

@@ -1,6 +1,6 @@
 """What happened between two box states, in words: the log of `matchbox watch` and of the web page.
 
-Reads the state JSON the firmware emits after every action (tycoon.state.to_json) and names
+Reads the state JSON the firmware emits after every action (tycoon.writer.to_json) and names
 the single action that leads from one state to the next ("seat 3 played 2 x 9 (2 sticks)").
 Plain Python that also runs under MicroPython: the web page runs it in the browser.
 """

@@ -329,7 +329,7 @@ class VBox(BoardLink):
         return json.loads(line)
 
     def game(self):
-        """tycoon.state JSON (as a dict) of the box's game, None when it has none."""
+        """tycoon.writer.to_json's JSON (as a dict) of the box's game, None when it has none."""
         return self.dump()["game"]
 
     def state(self):

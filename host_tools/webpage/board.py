@@ -20,7 +20,7 @@ import parts
 import replay_portable
 import state_log
 from ht16k33 import VirtualBus, VirtualHT16K33
-from box import pins, runtime, store
+from box import journal as box_journal, pins, runtime
 from tycoon import notation
 
 MASK = parts.MASK
@@ -34,8 +34,8 @@ class Buzzer(parts.PWM):
         self.board.tones.append((self._freq, self._duty))
 
 
-class PageStore(store.Store):
-    """box.store.Store on the page's filesystem, noting every write so the page can save
+class PageStore(box_journal.Store):
+    """box.journal.Store on the page's filesystem, noting every write so the page can save
     the files to the browser's storage at the end of the step."""
 
     def __init__(self, board):
@@ -44,19 +44,19 @@ class PageStore(store.Store):
     def open(self, path, mode):
         if "r" not in mode or "+" in mode:
             self.board.dirty = True
-        return store.Store.open(self, path, mode)
+        return box_journal.Store.open(self, path, mode)
 
     def rename(self, src, dst):
         self.board.dirty = True
-        store.Store.rename(self, src, dst)
+        box_journal.Store.rename(self, src, dst)
 
     def remove(self, path):
         self.board.dirty = True
-        store.Store.remove(self, path)
+        box_journal.Store.remove(self, path)
 
     def mkdir(self, path):
         self.board.dirty = True
-        store.Store.mkdir(self, path)
+        box_journal.Store.mkdir(self, path)
 
 
 class PageBoard(parts.VirtualBoard):
@@ -120,7 +120,7 @@ def boot(now):
 
 
 def _json_state():
-    from tycoon.state import to_json
+    from tycoon.writer import to_json
     return to_json(_app.game)
 
 

@@ -4,7 +4,7 @@
 operation fails) or as a full flash (writes fail, the rest works). It lives with the tests,
 not in firmware/: the Pico would load its code into the heap for nothing.
 """
-from box.store import Store
+from box.journal import Store
 
 EIO = 5
 ENOSPC = 28  # not in MicroPython's errno module

@@ -1,6 +1,6 @@
 """Helpers shared by the engine tests: records as scenarios, state snapshots, illegal-action
 checks and a small deterministic random-game generator. Portable (CPython and MicroPython)."""
-from tycoon import notation, state
+from tycoon import notation, writer
 from tycoon.cards import parse_char
 from tycoon.game import Game, IllegalAction, PLAY, PASS, RETURN
 
@@ -45,7 +45,7 @@ def snapshot(game):
         if key == "_snaps":
             continue   # undo's snapshot cache: what it restores is compared through the rest
         items.append((key, _frozen(game.__dict__[key])))
-    return (state.to_json(game), tuple(items))
+    return (writer.to_json(game), tuple(items))
 
 
 def illegal(game, code, action, *args):

@@ -2,7 +2,7 @@
 import os
 import time
 
-from box.store import Store
+from box.journal import Store
 
 STORE = Store()
 _serial = [0]

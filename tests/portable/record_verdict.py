@@ -10,7 +10,7 @@ if __name__ == "__main__":   # run as a script: the engine is beside the tests
     sys.path.insert(0, _here + "/../../firmware/lib")
 
 from tycoon import notation
-from tycoon.state import to_json
+from tycoon.writer import to_json
 
 
 def verdict(data):

@@ -7,7 +7,7 @@ from box import keys as K
 from box import screens as S
 from box.buzzer import REJECT, Buzzer
 from tycoon import notation
-from tycoon.state import to_json
+from tycoon.writer import to_json
 
 MPY = sys.implementation.name == "micropython"
 

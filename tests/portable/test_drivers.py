@@ -1,7 +1,7 @@
 """Drivers (font, HT16K33, keys, buzzer, pin map) against fake hardware; CPython and MicroPython."""
 import sys
 
-from box import buzzer, font, keys, pincheck, pins
+from box import buzzer, panels, keys, pincheck, pins
 from box.ht16k33 import HT16K33, RETRY_MS
 
 # What init() writes to a blank display: the RAM address, 14 blank bytes, the canary in
@@ -163,31 +163,31 @@ def run(k, clock, t, collect):
 
 def test_card_shapes_are_the_rulings_masks():
     for ch, m in RULINGS_CARDS:
-        assert font.mask(ch) == m, ch
-        assert font.mask(ch.upper()) == m, ch  # the keypad legend and FACES are uppercase
-    assert font.mask("a") == 0x77 and font.mask("B") == 0x7C and font.mask("D") == 0x5E
+        assert panels.mask(ch) == m, ch
+        assert panels.mask(ch.upper()) == m, ch  # the keypad legend and FACES are uppercase
+    assert panels.mask("a") == 0x77 and panels.mask("B") == 0x7C and panels.mask("D") == 0x5E
     for v in range(18):
-        assert font.card(v) == RULINGS_CARDS[v][1]
-        assert font.FACES[v] == RULINGS_CARDS[v][0].upper()
+        assert panels.face(v) == RULINGS_CARDS[v][1]
+        assert panels.FACES[v] == RULINGS_CARDS[v][0].upper()
 
 
 def test_font_cases_codes_and_unknowns():
-    assert font.mask("c") != font.mask("C") and font.mask("o") != font.mask("O")
-    assert font.mask("r") == font.mask("R") == 0x50
-    assert font.mask(ord("7")) == 0x07
-    assert font.mask(" ") == 0 and font.mask("K") == 0 and font.mask("~") == 0
-    assert font.mask("\u00e9") == 0
-    assert font.mask("-") == 0x40 and font.mask("_") == 0x08
-    for ch in font.chars():
-        assert font.mask(ch) < 0x80, ch  # no glyph lights the point
-        assert ch == " " or font.mask(ch), ch
+    assert panels.mask("c") != panels.mask("C") and panels.mask("o") != panels.mask("O")
+    assert panels.mask("r") == panels.mask("R") == 0x50
+    assert panels.mask(ord("7")) == 0x07
+    assert panels.mask(" ") == 0 and panels.mask("K") == 0 and panels.mask("~") == 0
+    assert panels.mask("\u00e9") == 0
+    assert panels.mask("-") == 0x40 and panels.mask("_") == 0x08
+    for ch in panels.chars():
+        assert panels.mask(ch) < 0x80, ch  # no glyph lights the point
+        assert ch == " " or panels.mask(ch), ch
 
 
 def test_font_mask_does_not_allocate():
     out = bytearray(1)
 
     def f():
-        out[0] = font.mask("E") | font.mask(57)
+        out[0] = panels.mask("E") | panels.mask(57)
     f()
     assert no_alloc(f)
     assert out[0] == 0x79 | 0x6F

@@ -5,13 +5,13 @@ import sys
 import engine_helpers as eh
 import files
 from box.journal import Journal
-from box.store import Store
+from box.journal import Store
 from cut_store import CutStore
 from tycoon import notation
 from tycoon.notation import NotationError, crc16, tagged, untag
 from tycoon.cards import becomes
 from tycoon.game import PASS, PLAY, RETURN, Game, IllegalAction, pack_game
-from tycoon.state import to_json
+from tycoon.writer import to_json
 
 
 class Folder(files.Folder):

@@ -1,7 +1,7 @@
-"""The JSON state snapshot (tycoon.state.to_json): schema and values."""
+"""The JSON state snapshot (tycoon.writer.to_json): schema and values."""
 import json
 
-from tycoon import state
+from tycoon import writer
 from tycoon.game import Game
 from engine_helpers import record, random_game
 
@@ -30,7 +30,7 @@ def check_schema(text):
 
 
 def test_fresh_game():
-    d = check_schema(state.to_json(Game(3)))
+    d = check_schema(writer.to_json(Game(3)))
     assert d == {"players": 3, "turn": 1, "table": None, "revolution": False, "strongest": "F",
                  "seats": [{"seat": 1, "cards": 15, "sticks": 1, "rank": None},
                            {"seat": 2, "cards": 15, "sticks": 1, "rank": None},
@@ -40,31 +40,31 @@ def test_fresh_game():
 
 def test_table_revolution_and_ranks():
     g = record("players 4\nhands 5 1 5 5\nexpansion gh2\n1: play 8 8 8 8 0 as 8")
-    d = check_schema(state.to_json(g))
+    d = check_schema(writer.to_json(g))
     assert d["revolution"] is True and d["strongest"] == "0"
     assert d["table"] == {"value": "8", "count": 5, "seat": 1, "sticks": 1}
     g = record("players 3\nhands 1 5 5\n1: play 3 as 9")
-    d = check_schema(state.to_json(g))
+    d = check_schema(writer.to_json(g))
     assert d["seats"][0]["rank"] == 1 and d["ranking"] == [1] and d["turn"] == 2
     assert d["table"] == {"value": "9", "count": 1, "seat": 1, "sticks": 1}
-    assert check_schema(state.to_json(Game(3, expansion="gh4")))["strongest"] == "H"
+    assert check_schema(writer.to_json(Game(3, expansion="gh4")))["strongest"] == "H"
 
 
 def test_finished_game():
     g = record("players 2\nhands 1 3\n1: play 3 as 9")
-    d = check_schema(state.to_json(g))
+    d = check_schema(writer.to_json(g))
     assert d["finished"] is True and d["turn"] is None and d["ranking"] == [1, 2]
     assert [s["rank"] for s in d["seats"]] == [1, 2]
 
 
 def test_none_is_null():
-    assert state.to_json(None) == "null"
+    assert writer.to_json(None) == "null"
 
 
 def test_random_games_match_the_attributes():
     for seed in range(15):
         g = random_game(seed, max_actions=10 + seed * 3)
-        d = check_schema(state.to_json(g))
+        d = check_schema(writer.to_json(g))
         assert d["players"] == g.players and d["supply"] == g.supply()
         assert d["turn"] == (g.turn or None) and d["finished"] == g.finished
         assert d["ranking"] == list(g.ranking) and d["revolution"] == g.revolution

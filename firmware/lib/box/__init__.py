@@ -1,4 +1,5 @@
-"""Box application modules: pin map, display, keypad and buzzer drivers (hardware injected)."""
+"""Box application modules: pin map, display, keypad and buzzer drivers (hardware injected),
+and the two helpers they share: letting a module go (`forget`) and clock arithmetic (`ticks_diff`)."""
 import sys
 
 
@@ -12,3 +13,9 @@ def forget(name):
     parent = sys.modules.get(package)
     if parent is not None and hasattr(parent, attr):
         delattr(parent, attr)
+
+
+def ticks_diff(a, b):
+    """a - b in milliseconds, right across the wrap of MicroPython's ticks_ms at 2**30 (what
+    time.ticks_diff gives; the clock is injected, so the box subtracts its own)."""
+    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000

@@ -16,14 +16,13 @@ except ImportError:
         return x
 
 import box
-from box import ticks
+from box import ticks_diff
 from box import keys as K
 from box import panels, screens
 from box.buzzer import ACCEPT, REJECT, REVOLUTION
-from box.entry import Entry
 from box.screens import ANNOUNCE, ERROR, FINISHED, MAX_PANELS, NONE, NOTICE, PLAY, REF, SETUP
 from tycoon import game as engine
-from tycoon.state import to_json
+from tycoon.writer import to_json
 
 ERROR_MS = const(2000)
 ANNOUNCE_MS = const(1500)
@@ -50,7 +49,7 @@ class App:
         self.emit = emit
         self.game = None
         self.setup = None           # the setup menu (box.setup's Setup) while it is in use
-        self.entry = Entry()        # the play being keyed
+        self.entry = screens.Entry()   # the play being keyed
         self.view = screens.View()  # mode, overlay and what they show
         self.buf = bytearray(panels.SIZE * MAX_PANELS)
         self.count = 0              # panels drawn
@@ -116,11 +115,11 @@ class App:
         n = self.keys.poll(now)
         for i in range(n):
             self.key(self.keys.events[i], now)
-        if self.view.overlay and self.view.overlay != NOTICE and ticks.diff(now, self.until) >= 0:
+        if self.view.overlay and self.view.overlay != NOTICE and ticks_diff(now, self.until) >= 0:
             self.view.overlay = NONE
             self.redraw()
         nd = self.shown()
-        if self.count > nd and ticks.diff(now, self.page_at) >= PAGE_MS:
+        if self.count > nd and ticks_diff(now, self.page_at) >= PAGE_MS:
             self.page_at = now
             pages = (self.count + nd - 1) // nd
             self.page = (self.page + 1) % pages
@@ -137,7 +136,7 @@ class App:
             self._flush()
             for d in self.displays:
                 d.show()
-        if ticks.diff(now, self.refresh_at) >= REFRESH_MS:
+        if ticks_diff(now, self.refresh_at) >= REFRESH_MS:
             self.refresh_at = now
             d = self.displays[self.refresh_next]
             self.refresh_next = (self.refresh_next + 1) % len(self.displays)

@@ -4,7 +4,7 @@ The object needs freq(hz) and duty_u16(duty), like machine.PWM. play() starts a 
 service(now_ms) from the main loop advances it. With no PWM (pwm=None) every call is a
 no-op, so the firmware can call it unconditionally.
 """
-from box import ticks
+from box import ticks_diff
 
 # Sequences: tuples of (frequency in Hz, duration in ms); frequency 0 is a rest.
 ACCEPT = ((2093, 40),)
@@ -40,7 +40,7 @@ class Buzzer:
         if self._seq is None:
             return
         now = self._now(now_ms)
-        if ticks.diff(now, self._end) < 0:
+        if ticks_diff(now, self._end) < 0:
             return
         self._i += 1
         if self._i < len(self._seq):

@@ -25,8 +25,8 @@ except ImportError:
     def const(x):
         return x
 
-from box import ticks
-from box import font
+from box import ticks_diff
+from box.panels import mask
 
 _OSC_ON = const(0x21)
 _DISPLAY_ON = const(0x81)  # | blink << 1
@@ -40,6 +40,13 @@ _CANARY_AT = const(14)  # RAM 14 and 15 (COM7): lit by nothing, read back by che
 _CANARY_0 = const(0xA5)
 _CANARY_1 = const(0x5A)
 POSITIONS = (0, 2, 6, 8)  # RAM address of digits 0..3, left to right
+
+# One write's bytes (the register, then up to 16 of RAM) and its prefixes, so that writes
+# never allocate; with the read-back buffer, shared by every display: a write or read is done
+# before the next begins, and on the official MicroPython each set costs about 400 B of heap.
+_TX = bytearray(17)
+_VIEWS = tuple(memoryview(_TX)[:n] for n in range(18))
+_BACK = bytearray(2)  # the canary as read back
 
 
 
@@ -56,11 +63,7 @@ class HT16K33:
         self.ram[_CANARY_AT] = _CANARY_0
         self.ram[_CANARY_AT + 1] = _CANARY_1
         self._chip = bytearray(16)  # what the chip holds as far as we know
-        self._back = bytearray(2)  # the canary as read back
         self._readable = True  # the chip answered reads (or has not been asked yet)
-        self._tx = bytearray(17)
-        mv = memoryview(self._tx)
-        self._views = tuple(mv[:n] for n in range(18))  # prefixes, so writes never allocate
         self._brightness = brightness & 15
         self._blink = 0
         self._last_try = None
@@ -70,7 +73,7 @@ class HT16K33:
         """Send the setup and the RAM (4 writes); returns online. Never raises OSError."""
         try:
             self._command(_OSC_ON)
-            tx = self._tx
+            tx = _TX
             tx[0] = 0
             for i in range(16):
                 tx[i + 1] = self.ram[i]
@@ -91,7 +94,7 @@ class HT16K33:
         if self._last_try is None:
             self._last_try = now_ms  # the retry clock starts at the first call after a failure
             return False
-        if ticks.diff(now_ms, self._last_try) < RETRY_MS:
+        if ticks_diff(now_ms, self._last_try) < RETRY_MS:
             return False
         ok = self.init()
         self._last_try = now_ms  # init() failing clears it
@@ -105,7 +108,7 @@ class HT16K33:
         chip = self._chip
         if ram == chip:
             return True   # nothing changed: the usual pass of the main loop
-        tx = self._tx
+        tx = _TX
         try:
             # One pass: each changed byte joins the pending write, or starts one; unchanged
             # bytes after it are copied too while at most _MERGE_GAP of them lie between two
@@ -144,8 +147,8 @@ class HT16K33:
             return False
         if self._readable:
             try:
-                self.i2c.readfrom_mem_into(self.address, _CANARY_AT, self._back)
-                back = self._back
+                back = _BACK
+                self.i2c.readfrom_mem_into(self.address, _CANARY_AT, back)
                 if back[0] == _CANARY_0 and back[1] == _CANARY_1:
                     return True
             except OSError:
@@ -203,7 +206,7 @@ class HT16K33:
                 ram[POSITIONS[last]] |= _DP
                 last = -1
             elif pos < 4:
-                ram[POSITIONS[pos]] = _DP if c == 46 else font.mask(c)
+                ram[POSITIONS[pos]] = _DP if c == 46 else mask(c)
                 last = -1 if c == 46 else pos
                 pos += 1
             else:
@@ -226,11 +229,11 @@ class HT16K33:
                 self._fail()
 
     def _command(self, byte):
-        self._tx[0] = byte
+        _TX[0] = byte
         self._send(1)
 
     def _send(self, n):
-        acked = self.i2c.writeto(self.address, self._views[n])
+        acked = self.i2c.writeto(self.address, _VIEWS[n])
         # machine.I2C returns the number of ACKed bytes; fakes may return None.
         if acked is not None and acked < n:
             raise OSError(5)  # EIO

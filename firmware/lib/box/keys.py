@@ -15,7 +15,7 @@ except ImportError:
     def const(x):
         return x
 
-from box import ticks
+from box import ticks_diff
 from tycoon.cards import G, H   # a face key's code is its value
 AS = const(18)
 PLAY = const(19)
@@ -112,14 +112,14 @@ class Keys:
         for k in range(COUNT):
             r = raw[k]
             if r != state[k]:
-                if ticks.diff(now, changed[k]) >= DEBOUNCE_MS:
+                if ticks_diff(now, changed[k]) >= DEBOUNCE_MS:
                     state[k] = r
                     long_sent[k] = 0
                     if r:
                         self.events[n] = k
                         n += 1
             elif r and self._long_ok[k] and not long_sent[k] \
-                    and ticks.diff(now, changed[k]) >= LONG_MS:
+                    and ticks_diff(now, changed[k]) >= LONG_MS:
                 long_sent[k] = 1
                 self.events[n] = LONG | k
                 n += 1

@@ -33,7 +33,7 @@ import json
 import select
 import socket   # pyright: ignore[reportMissingImports]  (the Pico W's; the stubs are the Pico's)
 
-from box import ticks
+from box import ticks_diff
 from box.uplink import Cursor, message
 
 try:
@@ -236,16 +236,16 @@ class Wifi:
     def up(self, now):
         """Whether the box has its address; starts or restarts the join when due."""
         w = self.wlan
-        if self.last is None or ticks.diff(now, self.last) > _GAP_MS:
+        if self.last is None or ticks_diff(now, self.last) > _GAP_MS:
             self.quiet = now
         self.last = now
         if w.isconnected():
             self.pause = _JOIN_PAUSE_MS
             return True
         if self.since is None:
-            if self.after is not None and ticks.diff(now, self.after) < 0:
+            if self.after is not None and ticks_diff(now, self.after) < 0:
                 return False
-            if ticks.diff(now, self.quiet) < _JOIN_QUIET_MS:
+            if ticks_diff(now, self.quiet) < _JOIN_QUIET_MS:
                 return False
             self.since = now
             try:
@@ -255,7 +255,7 @@ class Wifi:
                 self._failed(now)
             return False
         status = w.status()   # < 0: wrong password, no such network, failed
-        if status < 0 or ticks.diff(now, self.since) > _JOIN_MS:
+        if status < 0 or ticks_diff(now, self.since) > _JOIN_MS:
             self.why = status
             w.disconnect()
             self._failed(now)
@@ -312,7 +312,7 @@ class Link:
         state = self.state
         try:
             if state == _WIFI:
-                if ticks.diff(now, self.retry_at) >= 0 and self.wifi.up(now):
+                if ticks_diff(now, self.retry_at) >= 0 and self.wifi.up(now):
                     self._open(now)
                 return
             if state == _TCP:
@@ -321,17 +321,17 @@ class Link:
             self._read(now)
             if self.sock is None:
                 return
-            if self.state != _UP and ticks.diff(now, self.since) > _CONNECT_MS:
+            if self.state != _UP and ticks_diff(now, self.since) > _CONNECT_MS:
                 self._drop(now, "no answer from the broker")
                 return
             if self.state == _UP:
                 self._lines(now)
                 if self.sock is None:   # dropped: no acknowledgement for too long
                     return
-            if ticks.diff(now, self.heard) > _KEEPALIVE_S * 1500:
+            if ticks_diff(now, self.heard) > _KEEPALIVE_S * 1500:
                 self._drop(now, "the broker is silent")
                 return
-            if not self.out and ticks.diff(now, self.said) > _KEEPALIVE_S * 500:
+            if not self.out and ticks_diff(now, self.said) > _KEEPALIVE_S * 500:
                 self.out += b"\xc0\x00"   # PINGREQ
             self._write(now)
         except OSError as exc:
@@ -361,7 +361,7 @@ class Link:
     def _connecting(self, now):
         ready = self.poll.poll(0)
         if not ready:
-            if ticks.diff(now, self.since) > _CONNECT_MS:
+            if ticks_diff(now, self.since) > _CONNECT_MS:
                 self._drop(now, "no answer from the broker")
             return
         if ready[0][1] & _FAIL:
@@ -523,14 +523,14 @@ class Link:
 
     def _lines(self, now):
         cursor = self.cursor
-        if cursor.boot is None and ticks.diff(now, self.since) > _FIRST_ACK_MS:
+        if cursor.boot is None and ticks_diff(now, self.since) > _FIRST_ACK_MS:
             cursor.ack("", None, 0, now)   # "": no hall's start known; its first ack rewinds
-        if cursor.stalled(now, ticks.diff):
+        if cursor.stalled(now, ticks_diff):
             self.stalls += 1
             if self.stalls >= _STALLS:
                 self._drop(now, "no acknowledgement from the hall")
                 return
-        if cursor.resting(now, ticks.diff):
+        if cursor.resting(now, ticks_diff):
             return
         for _ in range(_LINES):
             if self.out:   # the packet before is not all on its way yet

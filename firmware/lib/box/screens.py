@@ -4,8 +4,8 @@
 mode, or the error, announcement or notice on top of it), from `app.game`, the play being
 keyed (`app.entry`) and the setup menu while it is open (`app.setup`), for `nd` displays, and
 returns how many panels it drew; the app pages them over its displays and sends them. Those
-five fields are all it reads of the app. Nothing
-here allocates: panels are drawn from bytes constants and the game's ints. What each panel
+five fields are all it reads of the app. The play being keyed (Entry) and what is on screen
+besides the game (View) are the state it draws, kept by the app. Nothing here allocates: panels are drawn from bytes constants and the game's ints. What each panel
 means: docs/display.md.
 """
 try:
@@ -16,6 +16,7 @@ except ImportError:
 
 from box import panels
 from tycoon import game as engine
+from tycoon.cards import cost
 
 # The app's modes.
 SETUP = const(0)     # the new-game menu
@@ -54,6 +55,83 @@ def errors():
     """{code: the text shown for it (bytes)}: the table, for the host and the tests."""
     codes = _CODES.split()
     return {codes[i]: _TEXTS[4 * i:4 * i + 4].rstrip() for i in range(len(codes))}
+
+
+class Entry:
+    """The play being keyed: faces so far, AS and the declared value, and what it plays as.
+    The app feeds it face, AS and DEL keys; the screens draw from it; PLAY hands its faces
+    and value to the engine. No allocation: the faces live in a preallocated bytearray."""
+
+    def __init__(self):
+        self.faces = bytearray(engine.MAX_PLAY)   # the faces keyed so far: faces[:n]
+        self.n = 0
+        self.as_key = False   # AS pressed: the next face key is the declared value
+        self.declared = -1    # the declared value, -1 = none
+
+    def keyed(self):
+        """Anything keyed (a face or AS): the entry is on the displays."""
+        return self.n > 0 or self.as_key
+
+    def clear(self):
+        self.n = 0
+        self.as_key = False
+        self.declared = -1
+
+    def face(self, code):
+        """A face key: a face of the play, or the declared value after AS. Returns None, or
+        the engine's code of the refusal ('mixed-values', 'too-many-cards'); unchanged then."""
+        if self.as_key and self.declared < 0:
+            self.declared = code
+        elif self.as_key:
+            return "mixed-values"   # a second value after AS
+        elif self.n < engine.MAX_PLAY:
+            self.faces[self.n] = code
+            self.n += 1
+        else:
+            return "too-many-cards"
+        return None
+
+    def toggle_as(self):
+        self.as_key = not self.as_key
+        self.declared = -1
+
+    def delete(self):
+        """DEL: the declared value, else AS, else the last face."""
+        if self.declared >= 0:
+            self.declared = -1
+        elif self.as_key:
+            self.as_key = False
+        elif self.n:
+            self.n -= 1
+
+    def save(self):
+        """What restore() puts back (a play the flash could not take goes back as keyed)."""
+        return self.n, self.as_key, self.declared
+
+    def restore(self, saved):
+        self.n, self.as_key, self.declared = saved
+
+    def value(self):
+        """The value the entry plays as, or -1 while it is not one value."""
+        if self.declared >= 0:
+            return self.declared
+        if self.as_key or not self.n:
+            return -1
+        v = self.faces[0]
+        for i in range(1, self.n):
+            if self.faces[i] != v:
+                return -1
+        return v
+
+    def cost(self, value):
+        """The sticks the entry costs played as `value`, or -1 when a face cannot become it."""
+        total = 0
+        for i in range(self.n):
+            c = cost(self.faces[i], value)
+            if c is None:
+                return -1
+            total += c
+        return total
 
 
 class View:

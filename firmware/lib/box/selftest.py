@@ -10,8 +10,8 @@ import os
 from box import pincheck, pins
 from box.ht16k33 import HT16K33
 from box.journal import Journal
-from box.store import Store
-from tycoon import cards, state
+from box.journal import Store
+from tycoon import cards, writer
 from tycoon.game import REVOLUTION, Game, IllegalAction
 
 _STORE = Store()
@@ -34,13 +34,13 @@ def engine(hw):
     g = Game(4)
     g.play([3], 9)
     need(g.sticks[0] == 0 and g.table == (9, 1, 1, 1) and g.turn == 2, "3 as 9 did not cost 1 stick")
-    before = state.to_json(g)
+    before = writer.to_json(g)
     try:
         g.play([8])
         need(False, "8 on 9 was accepted")
     except IllegalAction as e:
         need(e.code == "not-stronger", "8 on 9 gave " + e.code)
-    need(state.to_json(g) == before, "an illegal play changed the game")
+    need(writer.to_json(g) == before, "an illegal play changed the game")
     g = Game(2)
     need(g.play([8, 8, 8, 8, 0], 8) & REVOLUTION and g.revolution and g.strongest() == 0,
          "five cards made no revolution")
@@ -94,7 +94,7 @@ def journal(hw):
         j.append(g)
         back, dropped = Journal(root).resume()
         need(back is not None and not dropped, "the game did not resume")
-        need(state.to_json(back) == state.to_json(g), "the resumed game differs")
+        need(writer.to_json(back) == writer.to_json(g), "the resumed game differs")
     finally:
         if _STORE.exists(root):
             _STORE.remove_tree(root)

@@ -172,6 +172,7 @@ class Setup:
         try:
             app.journal.start(game, app.game)
         except OSError:
+            box.forget("box.newgame")
             app._error("flash-full", now)   # the menu stays open; the old game stays on
             return
         try:
@@ -182,6 +183,7 @@ class Setup:
         else:   # the journal remembers them: the menu goes until it opens again
             app.setup = None
             box.forget("box.setup")
+        box.forget("box.newgame")   # the journal's work between games (start, save_setup)
         app.game = game
         app._home()
         app.entry.clear()

@@ -24,7 +24,7 @@ until the journal writes (or the computer says something).
 """
 import json
 
-from box import ticks
+from box import ticks_diff
 from box.uplink import Cursor, message
 
 try:
@@ -64,8 +64,8 @@ class UsbLink:
             k += 1
         now = hw.ticks_ms()
         cursor = self.cursor
-        cursor.stalled(now, ticks.diff)
-        if cursor.resting(now, ticks.diff):
+        cursor.stalled(now, ticks_diff)
+        if cursor.resting(now, ticks_diff):
             return
         item = cursor.next(now)
         if item is not None:

@@ -1,5 +1,7 @@
-"""The lines of a record as the box writes them: canonical header and action lines, and the
-journal's checksum tags. This is the part of the notation the box keeps while a game is
+"""What the box writes of a game: the lines of a record (canonical header and action lines,
+and the journal's checksum tags) and the state line, its snapshot as JSON (`to_json`, written
+by hand so that CPython and MicroPython print byte-identical output: MicroPython's dicts do not
+keep insertion order). This is the part of the notation the box keeps while a game is
 played; tycoon.notation (the one reader of a record, which offers everything here too) is
 imported only to read one, and the box lets it go once it has read its journal at boot.
 """
@@ -49,3 +51,24 @@ def action_text(kind, seat, faces=(), value=-1, explicit=False):
         return text + "\n"
     return "%d: %s\n" % (seat, "pass" if kind == PASS else "return")
 
+
+def to_json(game):
+    """One line of JSON: the schema of `matchbox replay --json` (see docs/notation.md)."""
+    if game is None:
+        return "null"
+    table = game.table
+    if table is None:
+        table_json = "null"
+    else:
+        table_json = '{"value": "%s", "count": %d, "seat": %d, "sticks": %d}' % (
+            char(table[0]), table[1], table[2], table[3])
+    seats = []
+    for i in range(game.players):
+        seats.append('{"seat": %d, "cards": %d, "sticks": %d, "rank": %s}' % (
+            i + 1, game.cards[i], game.sticks[i], game.ranks[i] or "null"))
+    return ('{"players": %d, "turn": %s, "table": %s, "revolution": %s, "strongest": "%s", '
+            '"seats": [%s], "supply": %d, "finished": %s, "ranking": [%s]}') % (
+        game.players, game.turn or "null", table_json,
+        "true" if game.revolution else "false", char(game.strongest()),
+        ", ".join(seats), game.supply(), "true" if game.finished else "false",
+        ", ".join(map(str, game.ranking)))

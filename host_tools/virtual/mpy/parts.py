@@ -12,7 +12,7 @@ import binascii
 import time as _wall   # the real clock: the hall's broker runs in real time, not the board's
 import io
 
-from box import store as _store
+from box import journal as _journal
 
 MASK = (1 << 30) - 1  # MicroPython's ticks period is 2**30
 HALF = 1 << 29
@@ -247,8 +247,8 @@ class _File:
         self._f.close()
 
 
-class FlashStore(_store.Store):
-    """The journal's file store on the box's (virtual) flash: the real box.store.Store,
+class FlashStore(_journal.Store):
+    """The journal's file store on the box's (virtual) flash: the real box.journal.Store,
     plus a power cut the host can schedule (`c N`): the operation that would take the
     budget below zero is done partly (a write keeps the bytes that fit) and then the
     board stops dead (`@x`) until the host kills the process. Units: each byte written,
@@ -279,21 +279,21 @@ class FlashStore(_store.Store):
 
     def open(self, path, mode):
         if "r" in mode and "+" not in mode:
-            return _store.Store.open(self, path, mode)
+            return _journal.Store.open(self, path, mode)
         self._op()
-        return _File(self, _store.Store.open(self, path, mode))
+        return _File(self, _journal.Store.open(self, path, mode))
 
     def rename(self, src, dst):
         self._op()
-        _store.Store.rename(self, src, dst)
+        _journal.Store.rename(self, src, dst)
 
     def remove(self, path):
         self._op()
-        _store.Store.remove(self, path)
+        _journal.Store.remove(self, path)
 
     def mkdir(self, path):
         self._op()
-        _store.Store.mkdir(self, path)
+        _journal.Store.mkdir(self, path)
 
 
 # --- the board ---------------------------------------------------------------------------
@@ -432,7 +432,7 @@ class VirtualBoard:
         """`@d {...}`: the clock, flash units used, heap in use, whether a watchdog runs,
         the app's mode, whether the hall's link (box.mqtt_link) is imported, and the
         game as state JSON."""
-        from tycoon.state import to_json
+        from tycoon.writer import to_json
         app = getattr(self.hw, "app", None) or getattr(self.pico_hw, "app", None)
         mode = "none"
         game = None
