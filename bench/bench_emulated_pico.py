@@ -8,9 +8,10 @@ its flash erases and programs take no time at all). No Pico was used.
 Prints, with PASS/MISSED per goal:
   - free heap after boot (gc.mem_free()) and the resident firmware heap (gc.mem_alloc() after
     gc.collect() with the app booted, less what was allocated before the firmware's imports),
-    fresh and resuming a 500-action game: goal <= 32 KB;
+    fresh and resuming a 500-action game: goal <= 40 KB (and, not judged, resuming the
+    longest game: a game's own record grows with it);
   - the engine heap in the steady state (bench/mpy_engine_bench.py on the board): 16 KB;
-  - boot to the first lit frame, fresh (goal <= 1 s) and resuming (goal <= 500 ms at any
+  - boot to the first lit frame, fresh (goal <= 500 ms) and resuming (goal <= 500 ms at any
     length: 500 actions; 500 actions with an UNDO every 8; the longest game the bench makes;
     the longest journal, with undo/redo), each checked to show the resumed game;
   - key press to the display write, after the 20 ms debounce: goal <= 20 ms (with --usb-link
@@ -148,7 +149,7 @@ import engine_bench
 CURSOR_PROBE = b'''import gc, time
 gc.collect()
 base = gc.mem_alloc()
-from box.store import Store
+from box.journal import Store
 from box.uplink import Cursor, game_number
 c = Cursor(Store(), "games")
 c.connected()
@@ -813,6 +814,9 @@ def measure(name, uf2, files, steps, usb_link=False, board="pico"):
     f.update(qstrs=qstrs, qstr_pools=pools)
     f.update(resident_heap_bytes=max(heap_fresh, heap_500), resident_heap_fresh_bytes=heap_fresh,
              resident_heap_resume_500_bytes=heap_500, free_heap_bytes=min(free_fresh, free_500))
+    # the longest game the bench makes, for what a game's own record adds as it grows (the
+    # goal is judged on the two above, as the budget was set)
+    f["resident_heap_resume_longest_bytes"] = pico_heap(fw, resumed[2][2])[0]
     from bench_engine import long_game as engine_game
     from tycoon import notation
     engine = pico_engine(fw, notation.write(engine_game(ENGINE_SEED)))
@@ -893,11 +897,13 @@ def report(figures, main_name, labels):
           "allocated before the firmware's imports)")
     print(row("resident, fresh (setup menu)", figures, "resident_heap_fresh_bytes", "%d B"))
     print(row("resident, resumed 500-action game", figures, "resident_heap_resume_500_bytes", "%d B"))
+    print(row("resident, resumed longest game (not judged)", figures,
+              "resident_heap_resume_longest_bytes", "%d B"))
     print(row("free after boot (the lower)", figures, "free_heap_bytes", "%d B"))
     print(row("names interned at run time, fresh", figures, "qstrs", "%d qstrs"))
     print(row("  in pools (the next: twice the last)", figures, "qstr_pools", "%d"))
     missed = []
-    print("   goal: resident <= 32 KB: %s" % verdict(f["resident_heap_bytes"], "resident_heap_bytes", missed))
+    print("   goal: resident <= 40 KB: %s" % verdict(f["resident_heap_bytes"], "resident_heap_bytes", missed))
     print("\n2. Engine heap in the steady state (bench/mpy_engine_bench.py on the board, a "
           "284-action 8-player game)")
     print(row("engine + a live game, the reader let go", figures, "engine_steady_heap_bytes", "%d B"))
@@ -911,7 +917,7 @@ def report(figures, main_name, labels):
         shown = {n: figures[n]["resume_shows_game"][key] for n in names}
         print("   %-46s %s" % ("  ... showed the resumed game", " ".join(
             "%-24s" % ("yes" if shown[n] else "NO") for n in names)))
-    print("   goal: fresh <= 1000 ms: %s; resuming <= 500 ms at any length: %s" % (
+    print("   goal: fresh <= 500 ms: %s; resuming <= 500 ms at any length: %s" % (
         verdict(f["boot_ms_fresh"], "boot_ms_fresh", missed),
         ", ".join("%s %s" % (k, verdict(f["boot_ms_resume_" + k], "boot_ms_resume_" + k, missed))
                   for k, _l in labels if "boot_ms_resume_" + k in GOALS)))
