@@ -38,6 +38,7 @@ BOOT = textwrap.dedent("""
     gc.collect()
     after = gc.mem_alloc()
     assert "tycoon.notation" not in sys.modules and "tycoon.line" not in sys.modules
+    assert "box.resume" not in sys.modules
     assert not hasattr(sys.modules["tycoon"], "notation")
     assert not hasattr(sys.modules["tycoon"], "line")
     print("freed", loaded - after)

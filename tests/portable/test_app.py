@@ -282,12 +282,14 @@ def test_quick_reference_cycles_values_and_costs():
 
 def test_the_menu_and_the_reference_are_loaded_only_while_they_are_used():
     """box.setup and box.ref are imported when they open and let go (out of sys.modules) once
-    a game starts from the menu or the reference closes; the menu opens again with the last
-    setup the journal keeps, the reference as before."""
+    a game starts from the menu or the reference closes, and the journal's box.resume and
+    box.newgame once they have read the record and started the game; the menu opens again
+    with the last setup the journal keeps, the reference as before."""
     import box
     box.forget("box.setup")   # loaded by the tests before
     app, bus, clock, journal = started()
     assert "box.setup" not in sys.modules and app.setup is None   # resumed: no menu loaded
+    assert "box.resume" not in sys.modules   # the journal's power-up reading, let go
     press(app, "MENU")
     assert "box.ref" in sys.modules
     press(app, "3")
@@ -303,6 +305,7 @@ def test_the_menu_and_the_reference_are_loaded_only_while_they_are_used():
     press(app, "3", *(["PLAY"] * 8))                      # a 3-player game starts
     assert app.game.players == 3 and app.view.mode == A.PLAY
     assert "box.setup" not in sys.modules and app.setup is None
+    assert "box.newgame" not in sys.modules   # the journal's work between games, let go too
     app.key(K.LONG | K.MENU)
     app.step()
     assert screen(app, bus).startswith("PL 3")            # the journal's last setup
