@@ -1,4 +1,6 @@
-"""Reading the journal's record at power-up (box.journal.Journal.resume and load_setup).
+"""Reading the journal's record at power-up (box.journal.Journal.resume and load_setup), and
+keeping a damaged record whole before anything replaces it (keep_damaged, which the journal
+also calls when a write comes after a boot that could not keep it).
 
 Imported only for that and let go after (Journal.forget_reader), with the record reader
 (tycoon.notation) it reads through: on the official MicroPython a module's code is in the heap
@@ -8,7 +10,8 @@ on the journal's state (`j`, a box.journal.Journal); see box.journal and docs/jo
 from struct import unpack_from
 
 from tycoon.writer import HEADERS
-from box.journal import BROKEN, CURRENT, DAMAGED, NEXT, SETUP, _HEAD, _MAGIC, _record, _reread, _window, crc32
+from box.journal import (BROKEN, CURRENT, DAMAGED, NEXT, SETUP, _HEAD, _MAGIC, _record,
+                         _reread, _window, crc32)
 
 try:
     from micropython import const
