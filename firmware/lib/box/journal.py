@@ -50,6 +50,7 @@ NEXT = "next.txt"      # a new game's record, complete, waiting for the old one 
 SETUP = "setup.txt"
 BROKEN = "broken.txt"  # an unusable record is moved here for a look on the computer
 ARCHIVE = "archive"
+DAMAGED = "damaged"    # every record resume could not use whole, kept as it was: NNN-NAME
 SNAP = "current.snap"  # the resume snapshot: a cache of the game at a line of current.txt
 
 # What the lines after the snapshot may cost to read at power-up before a new snapshot is due,
@@ -80,8 +81,6 @@ def _reread(lines, undos):
     # line: as if every line were a play).
     return _PLAY_COST * lines + (_UNDO_COST - _PLAY_COST) * undos
 
-
-DAMAGED = "damaged"    # every record resume could not use whole, kept as it was: NNN-NAME
 
 
 def _record(game, count):

@@ -5,6 +5,12 @@ dp = bit 7; the display driver draws its text with them too).
 A panel is 5 bytes in a shared bytearray: four digit masks (bit 7 = decimal point) and a
 colon flag. Texts are bytes constants, so drawing on a key press creates no objects.
 """
+try:
+    from micropython import const
+except ImportError:
+    def const(x):
+        return x
+
 from tycoon.cards import CHARS, SHAPES
 
 DP = 0x80
@@ -12,12 +18,6 @@ DP = 0x80
 # Card faces in value order 0-F, G, H: the engine's shapes of the rules (tycoon.cards).
 FACES = CHARS
 CARDS = SHAPES
-
-try:
-    from micropython import const
-except ImportError:
-    def const(x):
-        return x
 
 # The mask of each ASCII code 32..127 (the character above it), 0 for a character without a
 # glyph: both cases of a letter share one shape except C/c, H/h, I/i, O/o and U/u. A constant:

@@ -5,8 +5,9 @@ mode, or the error, announcement or notice on top of it), from `app.game`, the p
 keyed (`app.entry`) and the setup menu while it is open (`app.setup`), for `nd` displays, and
 returns how many panels it drew; the app pages them over its displays and sends them. Those
 five fields are all it reads of the app. The play being keyed (Entry) and what is on screen
-besides the game (View) are the state it draws, kept by the app. Nothing here allocates: panels are drawn from bytes constants and the game's ints. What each panel
-means: docs/display.md.
+besides the game (View) are the state it draws, kept by the app. Nothing here allocates:
+panels are drawn from bytes constants and the game's ints. What each panel means:
+docs/display.md.
 """
 try:
     from micropython import const
