@@ -45,14 +45,14 @@ def _table(head, rows):
 
 def page(lang):
     """The Markdown of one language's table page."""
-    w = words.words(lang)
+    c = card.content(lang)   # the card's rows, set here as Markdown
+    w = c["w"]
     cards = resources.firmware_module("tycoon.cards")
     other = " · ".join("[%s](../%s/table.md)" % (NAMES[o], o) for o in words.LANGUAGES
                        if o != lang)
-    displays = [("%d %s" % (i + 1, name), shows, _code(example)) for i, (example, name, shows)
-                in enumerate(zip(words.DISPLAY_EXAMPLES, w["display_names"], w["display_shows"]))]
-    keys = [("`%s`" % words.key_label(row, lang), w["key_game"][row], w["key_setup"][row])
-            for row in words.key_rows()]
+    displays = [("%d %s" % (i + 1, name), shows, _code(example))
+                for i, (example, name, shows) in enumerate(c["displays"])]
+    keys = [("`%s`" % label, game, setup) for label, game, setup in c["keys"]]
     costs = []
     for face in range(cards.VALUES):
         options = cards.becomes(face)
@@ -74,14 +74,13 @@ def page(lang):
         "## " + w["setup"],
         w["page_setup"],
         _table((w["page_shows"], w["page_means"]),
-               [("`%s`" % words.SETUP_SHOWN[item], w["setup_items"][item])
-                for item in words.setup_items()]),
+               [("`%s`" % shown, means) for shown, means in c["setup"]]),
         "## " + w["codes"],
         _table((w["page_code"], w["page_rule"]),
-               [("`%s`" % text, words.code_rule(code, lang)) for code, text in words.codes()]),
+               [("`%s`" % text, rule) for text, rule in c["codes"]]),
         "## " + w["status"],
         _table((w["page_shows"], w["page_means"]),
-               [(_code(shown), w["status_says"][shown]) for shown in words.STATUS]),
+               [(_code(shown), says) for shown, says in c["status"]]),
         "## " + w["costs"],
         w["order"],
         _table((w["face"], w["page_becomes"], w["page_with_gh"]), costs),
