@@ -1,5 +1,6 @@
 """Reading what a command was given: why a file cannot be read, in words (one message shape for
-every command), and the lines of a byte stream read in pieces (a serial port, a pipe)."""
+every command), and the lines of a byte stream read in pieces (a serial port, a pipe); and
+writing a command's file whole."""
 import errno
 import os
 import sys
@@ -20,6 +21,21 @@ def shown(path):
         return os.fsencode(path).decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:   # a surrogate that is no byte's escape
         return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def write_whole(path, data):
+    """Write `data` to `path` through a temporary name beside it: a failure leaves no half
+    file, and a file that was there as it was. Its folder is made when missing."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def print_path(path):

@@ -34,10 +34,12 @@ from mpremote.transport import TransportError, TransportExecError
 from host_tools import resources
 from host_tools.reports import replay_portable
 from host_tools.resources import FIRMWARE, HARDWARE
-from host_tools.device.board_info import BROKEN, DAMAGED, describe, shown, unsupported
+from host_tools.device.board_info import (BOOT_ROM_SIZE, BROKEN, DAMAGED, boot_rom_magic,
+                                          describe, shown, unsupported)
 from host_tools.device.serial_board import (CONNECT_TIMEOUT, BoardError, connect, find_box,
                                             find_pico, reconnect)
 from host_tools.errors import MatchboxError, check_folder, seconds_in
+from host_tools.files import write_whole
 
 FLAG = "/maintenance"
 STEPS = ("connection", "firmware", "self-test", "I2C bus", "displays", "keys")
@@ -251,9 +253,7 @@ def doctor(port="auto", yes=False, skip_keys=False, key_timeout=10.0, light_seco
     return report.finish()
 
 
-BOOT_ROM_SIZE = 16384
 BOOT_ROM_CHUNK = 1024
-BOOT_ROM_MAGIC = (0x10, b"Mu\x01")   # the RP2040 boot ROM's magic and version, at 0x10
 
 
 def read_boot_rom(path, port="auto", timeout=CONNECT_TIMEOUT):
@@ -280,15 +280,10 @@ def read_boot_rom(path, port="auto", timeout=CONNECT_TIMEOUT):
         except LOST as exc:
             raise MatchboxError("--boot-rom", "lost the board on %s: %s"
                                 % (board.port, exc)) from None
-    at, magic = BOOT_ROM_MAGIC
-    if len(data) != BOOT_ROM_SIZE or bytes(data[at:at + len(magic)]) != magic:
+    if len(data) != BOOT_ROM_SIZE or not boot_rom_magic(data):
         raise MatchboxError("--boot-rom", "what the board has at address 0 is not an RP2040 boot "
                             "ROM (no 'Mu' magic at 0x10): is it a Pico?")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    write_whole(path, data)
     print("wrote %s: the RP2040 boot ROM of the Pico at %s (%d bytes, sha256 %s)"
           % (path, board.port, len(data), hashlib.sha256(data).hexdigest()))
     return 0

@@ -13,6 +13,7 @@ import os
 
 from host_tools.device import board_info
 from host_tools.errors import MatchboxError, check_folder, read_bounded
+from host_tools.files import write_whole
 
 MAX_UF2 = 8 * 1024 * 1024   # a whole 2 MB flash is 4 MB of UF2 blocks: far more is not one
 
@@ -54,11 +55,7 @@ def run(args):
     except build.BuildError as exc:
         raise MatchboxError("cannot make the image", "the firmware does not compile: %s"
                             % build.format_error(exc.errors[0]), 1) from None
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    tmp = out + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(made)
-    os.replace(tmp, out)
+    write_whole(out, made)
     print("wrote %s: %d bytes, sha256 %s" % (out, len(made), hashlib.sha256(made).hexdigest()))
     print("MicroPython %s%s with the box on its filesystem: %d files in littlefs at 0x%08x "
           "(%d KB)" % (facts["version"] or "(version not stated)",

@@ -1,6 +1,7 @@
 """What a board is and what the box keeps on it, in words flash, doctor and uf2 use: its
 MicroPython and .mpy format, whether it is a MicroPython the box supports and whether it can
-import this build's .mpy files, and where the box's journal keeps its games (docs/journal.md).
+import this build's .mpy files, what its boot ROM is, and where the box's journal keeps its
+games (docs/journal.md).
 """
 from host_tools.device import build
 
@@ -9,6 +10,18 @@ SUPPORTED = (1, 28, 0)
 SUPPORTED_TEXT = "%d.%d.%d" % SUPPORTED
 DOWNLOAD = {"pico": "https://micropython.org/download/RPI_PICO/",
             "picow": "https://micropython.org/download/RPI_PICO_W/"}
+
+# The RP2040's boot ROM: 16 KB from address 0, its magic and version ('Mu', 1) at 0x10
+# (`doctor --boot-rom` reads it from a Pico; the emulated Pico runs it).
+BOOT_ROM_SIZE = 16384
+BOOT_ROM_MAGIC = (0x10, b"Mu\x01")
+
+
+def boot_rom_magic(data):
+    """Whether `data` holds the RP2040 boot ROM's magic at its place."""
+    at, magic = BOOT_ROM_MAGIC
+    return bytes(data[at:at + len(magic)]) == magic
+
 
 GAMES = "/games"
 CURRENT = GAMES + "/current.txt"

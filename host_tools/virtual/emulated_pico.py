@@ -29,7 +29,8 @@ import time
 
 from host_tools import resources
 from host_tools.device import image as fs_image
-from host_tools.device.board_info import DOWNLOAD, SUPPORTED_TEXT
+from host_tools.device.board_info import (BOOT_ROM_SIZE, DOWNLOAD, SUPPORTED_TEXT,
+                                          boot_rom_magic)
 from host_tools.virtual.board_link import GAP_MS, HOLD_MS, BoardLink
 from host_tools.virtual.box import BoxError
 
@@ -99,7 +100,6 @@ def missing(uf2=None, bootrom=None):
 
 
 FLASH_BASE, FLASH_SIZE = fs_image.XIP_BASE, fs_image.FLASH_SIZE
-BOOTROM_SIZE = 16384
 
 
 def _read_uf2(path):
@@ -124,7 +124,7 @@ def uf2_problem(path):
         data, name = _read_uf2(path)
         fs_image.micropython_uf2(data, name)
     except fs_image.ImageError as exc:
-        return "%s%s" % (exc, " (is it the boot ROM?)" if os.path.getsize(path) == BOOTROM_SIZE
+        return "%s%s" % (exc, " (is it the boot ROM?)" if os.path.getsize(path) == BOOT_ROM_SIZE
                          else "")
     return None
 
@@ -149,14 +149,14 @@ def bootrom_problem(path):
     name = "the boot ROM %s" % _shown(path)
     try:
         with open(path, "rb") as f:
-            data = f.read(BOOTROM_SIZE + 1)
+            data = f.read(BOOT_ROM_SIZE + 1)
     except OSError as exc:
         return "%s cannot be read: %s" % (name, exc.strerror)
-    if len(data) != BOOTROM_SIZE:
+    if len(data) != BOOT_ROM_SIZE:
         return ("%s is not the RP2040 boot ROM: %s bytes, not %d%s" % (
-            name, "more than %d" % BOOTROM_SIZE if len(data) > BOOTROM_SIZE else len(data),
-            BOOTROM_SIZE, " (is it the UF2?)" if data[:4] == b"UF2\n" else ""))
-    if data[0x10:0x13] != b"Mu\x01":
+            name, "more than %d" % BOOT_ROM_SIZE if len(data) > BOOT_ROM_SIZE else len(data),
+            BOOT_ROM_SIZE, " (is it the UF2?)" if data[:4] == b"UF2\n" else ""))
+    if not boot_rom_magic(data):
         return "%s is not the RP2040 boot ROM: no 'Mu' magic at 0x10" % name
     return None
 
