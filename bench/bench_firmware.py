@@ -28,6 +28,9 @@ sys.path.insert(0, ROOT)
 
 from host_tools.device.build import FIRMWARE, stage  # noqa: E402
 from host_tools.device.tools import find  # noqa: E402
+from host_tools.resources import firmware_module  # noqa: E402
+
+BOOT_ONLY = firmware_module("box.powerup").BOOT_ONLY   # what power-up lets go (the probe's too)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -103,7 +106,10 @@ def resident_heap(firmware=FIRMWARE):
     files, _lines = bep.journal_files(game)
     with tempfile.TemporaryDirectory() as tree:
         stage(tree, root=firmware)
-        shutil.copy(os.path.join(HERE, "mpy_heap_bench.py"), tree)
+        with open(os.path.join(HERE, "mpy_heap_bench.py")) as f:
+            probe = f.read().replace("in BOOT_ONLY:", "in %r:" % (BOOT_ONLY,))
+        with open(os.path.join(tree, "mpy_heap_bench.py"), "w") as f:
+            f.write(probe)
         games = os.path.join(tree, "games")
         fresh = heap_probe(tree, "boot")
         started = heap_probe(tree, "started")

@@ -5,7 +5,9 @@ into the heap); run by bench_firmware.py in the staged tree (lib/, pinmap.json, 
 Mirrors the emulated Pico's heap probe (bench_emulated_pico.py): the heap allocated before the
 firmware's imports is the base; the board (box.hw_pico, on a stand-in `machine` made here) and
 box.runtime start the app, which runs 40 passes of its main loop; then the garbage is collected
-and the heap counted. Modes (argv[1]): `boot` (whatever games/ holds: the setup menu, or the
+and the heap counted; the modules power-up lets go once the app is started are let go first
+(BOOT_ONLY, box.powerup's, which bench_firmware.py writes in as it copies this file into the
+tree, as the emulated probe has it). Modes (argv[1]): `boot` (whatever games/ holds: the setup menu, or the
 game resumed), `started` (the setup menu, then a new game started from it), `modules` (a
 resumed game, then what the modules the box imports only when they are used take, each after
 the app: the quick reference and the setup menu opened by their keys, with the time the key
@@ -93,7 +95,7 @@ def run(mode):
     t = time.ticks_us()
     hw, app = start()
     import box
-    for name in ("box.runtime", "box.pins"):   # box.powerup.BOOT_ONLY
+    for name in BOOT_ONLY:  # noqa: F821  (written in by bench_firmware.py)
         box.forget(name)
     boot_us = time.ticks_diff(time.ticks_us(), t)
     from box import keys
