@@ -21,6 +21,7 @@ import tempfile
 
 from host_tools import words as vocabulary
 from host_tools.errors import MatchboxError
+from host_tools.files import print_path
 from host_tools.virtual import display_svg
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "a5": (148.0, 210.0)}
@@ -414,5 +415,5 @@ def run(args):
     finally:
         if os.path.exists(part):
             os.remove(part)
-    print(args.output)
+    print_path(args.output)
     return 0

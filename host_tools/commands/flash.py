@@ -139,14 +139,12 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
         if not staged:
             return _error("no firmware files under %s" % root)
         local = {"/" + name: digest for name, digest in staged}
-        if settings is not None:
-            with open(stage_dir + HALL_SETTINGS, "wb") as f:
-                f.write(settings)
-            local[HALL_SETTINGS] = hashlib.sha256(settings).hexdigest()
-        if own_map is not None:   # the staged copy (never a link) is replaced
-            with open(stage_dir + BOARD_PINMAP, "wb") as f:
-                f.write(own_map)
-            local[BOARD_PINMAP] = hashlib.sha256(own_map).hexdigest()
+        # the given files join the staged ones (the staged pin map, never a link, is replaced)
+        for path, data in ((HALL_SETTINGS, settings), (BOARD_PINMAP, own_map)):
+            if data is not None:
+                with open(stage_dir + path, "wb") as f:
+                    f.write(data)
+                local[path] = hashlib.sha256(data).hexdigest()
         native = set()
         for name, _ in staged:
             if name.endswith(".mpy"):
