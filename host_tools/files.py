@@ -23,11 +23,12 @@ def shown(path):
         return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def write_whole(path, data):
-    """Write `data` to `path` through a temporary name beside it: a failure leaves no half
-    file, and a file that was there as it was. Its folder is made when missing."""
+def write_whole(path, data, suffix=".tmp"):
+    """Write `data` to `path` through a temporary name beside it (path + suffix): a failure
+    leaves no half file, and a file that was there as it was (a link there is replaced, not
+    followed). Its folder is made when missing."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
+    tmp = path + suffix
     try:
         with open(tmp, "wb") as f:
             f.write(data)

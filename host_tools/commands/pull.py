@@ -113,20 +113,12 @@ def _write_new(path, data, replace=False):
     """Write a file that must not exist ('x' mode: never through a link someone left), or
     with replace, put a new file in place of path (through a temporary name: a link at path
     is replaced, not followed)."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    if not replace:
-        with open(path, "xb") as f:
-            f.write(data)
+    if replace:
+        files.write_whole(path, data, ".pull-tmp")
         return
-    tmp = path + ".pull-tmp"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        if os.path.lexists(tmp):
-            os.remove(tmp)
-        raise
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "xb") as f:
+        f.write(data)
 
 
 def save(path, data, keep_both, force):
