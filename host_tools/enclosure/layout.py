@@ -16,9 +16,14 @@ hold for the worst part. A printed part is a list of ("add" | "cut", shape): the
 adds less the union of its cuts (the tray's first add is its shell: walls and floor).
 `assembly()` is the JSON the command writes (assembly.json).
 """
+import json
 import math
 
+from host_tools import errors, resources
 from host_tools.enclosure.parts import SOURCE as PARTS_SOURCE
+from host_tools.errors import MatchboxError
+
+MAX_PINMAP = 64 * 1024
 
 RULES = {
     "bed": (220.0, 220.0),      # the printer's bed, mm
@@ -54,6 +59,12 @@ def cyl(cx, cy, z0, z1, d):
     return {"cyl": [cx, cy, z0, z1, d]}
 
 
+def keepout(shape):
+    """A primitive that is room a part needs (its wires, legs, solder), not the part itself:
+    checked like the part, drawn dashed."""
+    return dict(shape, keepout=True)
+
+
 def bbox(shapes):
     """[[xmin, ymin, zmin], [xmax, ymax, zmax]] of a list of primitives."""
     lo, hi = [math.inf] * 3, [-math.inf] * 3
@@ -70,6 +81,23 @@ def bbox(shapes):
             lo = [min(a, b) for a, b in zip(lo, p)]
             hi = [max(a, b) for a, b in zip(hi, p)]
     return [lo, hi]
+
+
+def read_pinmap(path):
+    """The pin map at path, as the firmware would accept it; MatchboxError otherwise."""
+    data = errors.read_bounded(path, MAX_PINMAP, "pin map")
+    try:
+        m = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MatchboxError("--pinmap %s" % path, "not JSON: %s" % exc) from None
+    try:
+        problems = resources.firmware_module("box.pincheck").problems(m)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise MatchboxError("--pinmap %s" % path, "not a pin map (%s %s missing or wrong)"
+                            % (type(exc).__name__, exc)) from None
+    if problems:
+        raise MatchboxError("--pinmap %s" % path, "; ".join(problems))
+    return m
 
 
 class LayoutError(ValueError):
@@ -249,8 +277,8 @@ class Layout:
                           x + bw / 2 + btol, y + bd / 2 + btol, body_top),
                       cyl(x, y, body_top + 0.5, top_of_board + cap_top + ctol, cap_d + 2 * ctol),
                       # the legs and their solder under the board
-                      box(x - bw / 2 - btol, y - 3.0, board_bottom - leads,
-                          x + bw / 2 + btol, y + 3.0, board_bottom)]
+                      keepout(box(x - bw / 2 - btol, y - 3.0, board_bottom - leads,
+                                  x + bw / 2 + btol, y + 3.0, board_bottom))]
             self.add_part("button %s" % name, "button", shapes, rests_on="perfboard",
                           button=name)
             self.actuators.append(dict(name=name, part="button %s" % name, centre=[x, y],
@@ -304,8 +332,8 @@ class Layout:
             shapes = [box(cx - hx, cy - hy, seat, cx + hx, cy + hy, seat + pcb[2] + ptol),
                       box(cx - mx, cy - my, seat + pcb[2] + ptol, cx + mx, cy + my,
                           seat + pcb[2] + ptol + mod[2] + mtol),
-                      box(cx - pcb[0] / 2 + end_free, cy - hy, seat - under,
-                          cx + pcb[0] / 2 - end_free, cy + hy, seat)]
+                      keepout(box(cx - pcb[0] / 2 + end_free, cy - hy, seat - under,
+                                  cx + pcb[0] / 2 - end_free, cy + hy, seat))]
             self.add_part(name, "display", shapes, rests_on="tray", address=d["address"],
                           role=d.get("role", ""), index=i)
             self.displays.append(dict(name=name, index=i, address=d["address"],
@@ -356,8 +384,8 @@ class Layout:
                                      cy + pocket / 2, base + 4.0)))
         self.tray.append(("cut", box(cx - 1.5, cy - 9, floor + 1.0, cx + 1.5, cy, base + 4.0)))
         shapes = [cyl(cx, cy, base, base + height + tol, dia + 2 * tol),
-                  box(cx - pitch / 2 - 0.5, cy - 0.6, base - pins, cx + pitch / 2 + 0.5, cy + 0.6,
-                      base)]
+                  keepout(box(cx - pitch / 2 - 0.5, cy - 0.6, base - pins, cx + pitch / 2 + 0.5,
+                              cy + 0.6, base))]
         self.add_part("piezo", "piezo", shapes, rests_on="tray")
         hole = self.hole(2.0)
         for k in range(7):
@@ -385,10 +413,11 @@ class Layout:
                   box(face, cy - sock[1] / 2 - stol, top, face + sock[0] + stol,
                       cy + sock[1] / 2 + stol, top + sock[2] + stol),
                   # the jumpers on the header pins, and the solder under the board
-                  box(x0 + sock[0], cy - width / 2 - btol, top, x0 + length + btol,
-                      cy + width / 2 + btol, top + wiring),
-                  box(x0 + 5.5, cy - width / 2 + 0.5, z0 - self.v("pico", "solder_below") -
-                      self.t("pico", "solder_below"), x0 + length - 5.5, cy + width / 2 - 0.5, z0)]
+                  keepout(box(x0 + sock[0], cy - width / 2 - btol, top, x0 + length + btol,
+                              cy + width / 2 + btol, top + wiring)),
+                  keepout(box(x0 + 5.5, cy - width / 2 + 0.5, z0 - self.v("pico", "solder_below") -
+                              self.t("pico", "solder_below"), x0 + length - 5.5,
+                              cy + width / 2 - 0.5, z0))]
         self.add_part("pico", "pico", shapes, rests_on="tray", usb=dict(
             face=[face, cy, sz], axis=[-1, 0, 0], socket=[sock[1], sock[2]]))
         pitch = self.v("pico", "hole_pitch")

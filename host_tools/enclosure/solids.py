@@ -74,6 +74,11 @@ class Model:
         for p in layout.parts:
             self.parts[p["name"]] = build([("add", s) for s in p["shapes"]])
 
+    def physical(self, name):
+        """A part without the room it keeps for wires and legs (for the drawings)."""
+        part = next(p for p in self.layout.parts if p["name"] == name)
+        return build([("add", s) for s in part["shapes"] if not s.get("keepout")])
+
     def rebuild(self, name):
         """Build one printed part again (after its layout operations changed)."""
         self.printed[name] = build(self.layout.printed()[name][0])
@@ -93,9 +98,13 @@ class Model:
         where[name] = bd.Pos(*offset) * where[name]
 
     def step(self):
-        """The assembly as STEP bytes: one named solid per printed part and part."""
+        """The assembly as STEP bytes: one named solid per printed part and part (not the
+        USB plug the checks fit to the socket)."""
         children = []
+        kinds = self.kinds()
         for name, shape in self.shapes().items():
+            if kinds[name] == "clearance":
+                continue
             shape = shape.moved(bd.Location())
             shape.label = name
             children.append(shape)
