@@ -107,14 +107,17 @@ def assembly_problems(asm):
 
 # --- the built model -------------------------------------------------------------------------
 
-def intersections(model):
-    """(a, b, volume) of every pair of solids that share more than EPS_VOLUME."""
+def intersections(model, among=None):
+    """(a, b, volume) of every pair of solids that share more than EPS_VOLUME (with `among`,
+    only the pairs with one of those names)."""
     shapes = model.shapes()
     boxes = {n: s.bounding_box() for n, s in shapes.items()}
     names = list(shapes)
     out = []
     for i, a in enumerate(names):
         for b in names[i + 1:]:
+            if among is not None and a not in among and b not in among:
+                continue
             ba, bb = boxes[a], boxes[b]
             if (ba.min.X >= bb.max.X or bb.min.X >= ba.max.X or ba.min.Y >= bb.max.Y
                     or bb.min.Y >= ba.max.Y or ba.min.Z >= bb.max.Z or bb.min.Z >= ba.max.Z):
@@ -276,7 +279,8 @@ def printed_problems(model, stls=None):
     layout = model.layout
     rules = layout.r
     out = []
-    for name, (ops, bed_z, _) in layout.printed().items():
+    for name in model.printed:
+        bed_z = layout.printed()[name][1]
         data = stls[name] if stls else model.stl(name)
         mesh = read_stl(data)
         if not (mesh.is_watertight and mesh.is_winding_consistent and mesh.is_volume):

@@ -67,11 +67,13 @@ class Model:
     """The built assembly of a Layout: printed[name] and parts[name], build123d shapes in the
     case's frame."""
 
-    def __init__(self, layout):
+    def __init__(self, layout, only=None):
+        """only: build just these printed parts and no parts (a quicker look at one)."""
         self.layout = layout
-        self.printed = {name: build(ops) for name, (ops, _, _) in layout.printed().items()}
+        self.printed = {name: build(ops) for name, (ops, _, _) in layout.printed().items()
+                        if only is None or name in only}
         self.parts = {}
-        for p in layout.parts:
+        for p in layout.parts if only is None else ():
             self.parts[p["name"]] = build([("add", s) for s in p["shapes"]])
 
     def physical(self, name):
