@@ -134,6 +134,18 @@ def test_a_pin_map_the_case_cannot_hold_is_one_line(tmp_path, capsys):
     path.write_text("{not json")
     assert cli.main(["enclosure", "--pinmap", str(path)]) == 2
     assert "not JSON" in capsys.readouterr().err
+    table = parts.load()
+    del table["parts"]["button"]["cap"]["source"]
+    (tmp_path / "parts.json").write_text(json.dumps(table))
+    assert cli.main(["enclosure", "--parts", str(tmp_path / "parts.json"), "-o",
+                     str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == "matchbox enclosure: %s: button.cap: no source\n" % (
+        tmp_path / "parts.json")
+    table = parts.load()
+    del table["parts"]["pico"]
+    (tmp_path / "parts.json").write_text(json.dumps(table))
+    assert cli.main(["enclosure", "--parts", str(tmp_path / "parts.json")]) == 2
+    assert "not a parts table (KeyError 'pico' missing or wrong)" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 

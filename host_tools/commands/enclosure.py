@@ -6,7 +6,8 @@ Writes into DIR (default `enclosure` here): `enclosure.step` (the assembly, ever
 `tray.stl` and `lid.stl` (each as it lies on the bed), `assembly.json` (every part's place and
 size, each display's digit area, each key's and button's actuator, the openings, the labels)
 and the guide's drawings `enclosure-top.svg`, `enclosure-section.svg`,
-`enclosure-exploded.svg`; `--drawings-only` writes just the drawings (hardware/ keeps a set,
+`enclosure-exploded.svg`; `--parts FILE` takes a parts table of your own (your parts
+measured) instead of hardware/parts.json; `--drawings-only` writes just the drawings (hardware/ keeps a set,
 which the tests hold to the shipped pin map). Then it checks the assembly
 (host_tools.enclosure.checks) and says what it found: exit 1 when a check fails (the files are
 written, to look at), 2 when the pin map, the parts table or the folder does not serve, or
@@ -28,6 +29,9 @@ def add_arguments(parser):
                         help="the box's pin map (default: %s)" % resources.PINMAP_SOURCE)
     parser.add_argument("-o", "--output", metavar="DIR", default=DEFAULT_OUTPUT,
                         help="folder to write the files into (default: %s here)" % DEFAULT_OUTPUT)
+    parser.add_argument("--parts", metavar="FILE",
+                        help="the parts table, your own measurements (default: %s)"
+                        % "hardware/parts.json")
     parser.add_argument("--drawings-only", action="store_true",
                         help="write only the three SVG drawings (for hardware/)")
 
@@ -45,27 +49,33 @@ def load_cad():
     return solids, checks, drawings
 
 
-def plan(pinmap):
+def plan(pinmap, parts_path=None):
     """The Layout for a pin map (parts table checked first)."""
     from host_tools.enclosure import layout, parts
+    shown = parts_path or parts.SOURCE
     try:
-        table = parts.load()
-    except (OSError, ValueError) as exc:
-        raise MatchboxError(parts.SOURCE, "cannot read it: %s" % exc) from None
-    wrong = parts.check_table(table)
-    if wrong:
-        raise MatchboxError(parts.SOURCE, "; ".join(wrong))
+        table = json.loads(errors.read_bounded(parts_path or parts.PATH, 1024 * 1024,
+                                               "parts table").decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MatchboxError(shown, "not JSON: %s" % exc) from None
     try:
-        return layout.Layout(pinmap, parts.Parts(table))
+        wrong = parts.check_table(table)
+        the_layout = layout.Layout(pinmap, parts.Parts(table)) if not wrong else None
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise MatchboxError(shown, "not a parts table (%s %s missing or wrong)"
+                            % (type(exc).__name__, exc)) from None
     except layout.LayoutError as exc:
         raise MatchboxError("cannot make a case", str(exc)) from None
+    if wrong:
+        raise MatchboxError(shown, "; ".join(wrong))
+    return the_layout
 
 
-def make(pinmap, out, drawings_only=False):
+def make(pinmap, out, drawings_only=False, parts_path=None):
     """Build, check and write the enclosure of a pin map into the folder `out`.
     Returns (model, the files written, the problems found)."""
+    the_layout = plan(pinmap, parts_path)
     solids, checks, drawings = load_cad()
-    the_layout = plan(pinmap)
     errors.check_folder(out, "folder for the enclosure's files")
     model = solids.Model(the_layout)
     written = []
@@ -104,7 +114,7 @@ def run(args):
     source = args.pinmap or resources.PINMAP
     from host_tools.enclosure.layout import read_pinmap
     pinmap = read_pinmap(source)
-    model, written, problems = make(pinmap, args.output, args.drawings_only)
+    model, written, problems = make(pinmap, args.output, args.drawings_only, args.parts)
     for path in written:
         files.print_path(path)
     if args.drawings_only:
