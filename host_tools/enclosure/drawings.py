@@ -20,8 +20,14 @@ COLORS = {"printed": "#d9d4c7", "pico": "#3c8d40", "display": "#c23b22", "keypad
           "button": "#7a3fb0", "perfboard": "#a08a4a", "piezo": "#555555", "clearance": "#e0a000"}
 
 
-def _title(root, x, text, size=14):
-    writer.add(root, "text", text, x=x, y=24, font_size=size, font_weight="bold", fill=INK)
+def _page(width, height, title, pad=30):
+    """A white SVG page of width x height with its title at the top left."""
+    width, height = round(width), round(height)
+    root = writer.document(width, height, "0 0 %d %d" % (width, height),
+                           font_family="Helvetica, Arial, sans-serif")
+    writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
+    writer.add(root, "text", title, x=pad, y=24, font_size=14, font_weight="bold", fill=INK)
+    return root
 
 
 def top(layout):
@@ -36,11 +42,8 @@ def top(layout):
     def py(y):
         return pad + 40 + (D - y) * SCALE
 
-    root = writer.document(round(width), round(height), "0 0 %d %d" % (round(width), round(height)),
-                           font_family="Helvetica, Arial, sans-serif")
-    writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
-    _title(root, pad, "Matchbox enclosure: the lid from above, %.1f x %.1f x %.1f mm"
-           % (W, D, layout.height))
+    root = _page(width, height, "Matchbox enclosure: the lid from above, %.1f x %.1f x %.1f mm"
+                 % (W, D, layout.height))
     writer.add(root, "rect", x=px(0), y=py(D), width=W * SCALE, height=D * SCALE, rx=4,
                fill="#f4f1ea", stroke=INK, stroke_width=2)
     keypad = next(p for p in layout.parts if p["name"] == "keypad")
@@ -137,11 +140,8 @@ def section(model):
     def pz(z):
         return pad + 40 + (H - z) * SCALE
 
-    root = writer.document(round(width), round(height), "0 0 %d %d" % (round(width), round(height)),
-                           font_family="Helvetica, Arial, sans-serif")
-    writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
-    _title(root, pad, "Section front to back at x = %.1f mm (through the keypad, the Pico and "
-           "the displays)" % x_cut)
+    root = _page(width, height, "Section front to back at x = %.1f mm (through the keypad, the "
+                 "Pico and the displays)" % x_cut)
     kinds = model.kinds()
     named = []
     import trimesh
@@ -215,10 +215,8 @@ def exploded(model):
     x0, y1 = min(xs), max(ys)
     width = round((max(xs) - x0) * k + 2 * pad + 170)
     height = round((y1 - min(ys)) * k + 2 * pad + 40)
-    root = writer.document(width, height, "0 0 %d %d" % (width, height),
-                           font_family="Helvetica, Arial, sans-serif")
-    writer.add(root, "rect", width="100%", height="100%", fill="#ffffff")
-    _title(root, pad, "Exploded view: the tray, what goes in it, the lid and the keypad on top")
+    root = _page(width, height, "Exploded view: the tray, what goes in it, the lid and the "
+                 "keypad on top")
 
     def at(x, y):
         return pad + (x - x0) * k, pad + 40 + (y1 - y) * k
