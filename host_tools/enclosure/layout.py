@@ -147,11 +147,10 @@ class Layout:
         self.buzzer = bool(self.m.get("buzzer"))
         wall, floor, lid = r["wall"], r["floor"], r["lid"]
         margin = r["margin"]
-        kw, kd, kt = self.v("keypad", "body")
+        kw, kd, _ = self.v("keypad", "body")
 
         # heights
         board_t = self.v("pico", "board")[2] + self.t("pico", "board")
-        pico_top = floor + r["standoff"] + board_t
         wiring = self.v("pico", "wiring_above") + self.t("pico", "wiring_above")
         inner = math.ceil((r["standoff"] + board_t + wiring + 0.4) * 2) / 2
         self.inner = inner
@@ -202,7 +201,7 @@ class Layout:
         self._displays(dx0, back_y0, dcols, drows)
         if self.buzzer:
             self._piezo(dx0 + block_w + gx + piezo_w / 2, self.depth - margin - pcb[1] / 2)
-        self._pico(kcy, pico_top)
+        self._pico(kcy)
 
     def _case(self):
         r = self.r
@@ -249,7 +248,6 @@ class Layout:
         self.openings.append(dict(name="keypad tail", kind="slot", part="lid", centre=[cx, sy],
                                   size=list(slot), fits="keypad connector %.1f x %.1f mm"
                                   % tuple(self.v("keypad", "connector")[:2])))
-        self.slot = dict(centre=[cx, sy], size=list(slot))
 
     def _buttons(self, x0, cy, cols, rows, hole_d):
         r = self.r
@@ -395,7 +393,7 @@ class Layout:
         self.openings.append(dict(name="sound", kind="sound", part="lid", centre=[cx, cy],
                                   size=[9.0 + hole, 9.0 + hole]))
 
-    def _pico(self, cy, pico_top):
+    def _pico(self, cy):
         r = self.r
         length, width, thick = self.v("pico", "board")
         btol = self.t("pico", "board")
@@ -442,7 +440,6 @@ class Layout:
         self.openings.append(dict(name="usb", kind="usb", part="tray", centre=[0.0, cy, (z_lo + z_hi) / 2],
                                   size=[2 * half, z_hi - z_lo], roof=ridge, fits="micro-USB plug "
                                   "overmold %.1f x %.1f mm" % (ow, oh)))
-        self.usb = dict(centre=[cy, sz], opening=[2 * half, z_hi - z_lo])
 
     # --- output ------------------------------------------------------------------------------
 
