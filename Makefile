@@ -19,13 +19,14 @@ NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
 all: test
 
+# The venv has the dev tools and the enclosure's CAD extra (its tests run in `make test`).
 # setuptools ends every editable install of mapped package folders (tycoon lives in
 # firmware/lib) with a general notice ("Editable installation. Please be careful with
 # folders ... of the same name"), not about this configuration: that one notice is filtered.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e '.[dev]'
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e '.[dev,enclosure]'
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -2,7 +2,7 @@
 
 The repository keeps firmware/, hardware/ and host_tools/ at the top; the package carries
 copies of the data the commands read, under host_tools/data/ (host_tools/resources.py knows
-the names): the firmware tree with its pin map, hardware/'s pin map and wiring diagram. Nothing
+the names): the firmware tree with its pin map, hardware/'s pin map, wiring diagram and parts table. Nothing
 built from others' code: no firmware image (the maker downloads MicroPython, README) and no
 MicroPython WebAssembly build (`matchbox web` gets the npm package its lockfile pins at first
 use: host_tools/wasm_cache.py). The version is firmware's box/version.py: the package and the
@@ -16,7 +16,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HARDWARE_FILES = ("pinmap.json", "wiring.svg")
+HARDWARE_FILES = ("pinmap.json", "wiring.svg", "parts.json")
 
 
 def version():

@@ -136,6 +136,15 @@ _EN = {
     "power": "A power cut loses nothing: the box resumes the game where it was. UNDO takes "
              "back any action.",
     "ref_head": "face -> value(sticks)",
+    # the sticker sheet (matchbox labels): the keypad's E and F, the buttons, the displays
+    "labels_title": "Matchbox: key and display stickers",
+    "labels_note": "Print at 100 % (no scaling) on sticker paper, cut along the grey lines. "
+                   "E goes over the keypad's *, F over its #.",
+    "labels_keypad": "Keypad",
+    "labels_buttons": "Buttons",
+    "labels_displays": "Displays",
+    "button_words": {"AS": "declare", "PLAY": "play", "PASS": "pass", "DEL": "delete",
+                     "UNDO": "undo", "MENU": "menu"},
     # the table pages (docs/LANG/table.md)
     # the web page (matchbox web) and the hall's page: their labels, and the hall's phrases
     "web_intro": "The referee box for Matchstick Tycoon, running its own firmware "
@@ -355,6 +364,14 @@ _DE = {
     "power": "Ein Stromausfall verliert nichts: die Box spielt dort weiter, wo das Spiel "
              "war. UNDO nimmt jeden Zug zurück.",
     "ref_head": "Karte -> Wert(Streichhölzer)",
+    "labels_title": "Matchbox: Aufkleber für Tasten und Anzeigen",
+    "labels_note": "Mit 100 % (ohne Skalierung) auf Etikettenpapier drucken und an den grauen "
+                   "Linien ausschneiden. E kommt auf das * der Tastatur, F auf das #.",
+    "labels_keypad": "Tastenfeld",
+    "labels_buttons": "Tasten",
+    "labels_displays": "Anzeigen",
+    "button_words": {"AS": "ansagen", "PLAY": "ausspielen", "PASS": "passen",
+                     "DEL": "löschen", "UNDO": "zurück", "MENU": "Menü"},
     "web_intro": "Die Schiedsrichterbox für Matchstick Tycoon, mit ihrer eigenen Firmware "
                  "(MicroPython, im Browser).",
     "web_starting": "Die Box startet…",
@@ -586,6 +603,14 @@ _JA = {
     "power": "停電しても何も失われません：ボックスはそのままゲームを続けます。UNDO でどの手も"
              "取り消せます。",
     "ref_head": "カード -> 数字(マッチ棒)",
+    "labels_title": "Matchbox：キーと表示のシール",
+    "labels_note": "シール用紙に100 %（拡大縮小なし）で印刷し、灰色の線で切ってください。"
+                   "E はキーパッドの * に、F は # に貼ります。",
+    "labels_keypad": "キーパッド",
+    "labels_buttons": "ボタン",
+    "labels_displays": "表示",
+    "button_words": {"AS": "宣言", "PLAY": "出す", "PASS": "パス", "DEL": "消す",
+                     "UNDO": "取消", "MENU": "メニュー"},
     "web_intro": "マッチ売りの大富豪の審判ボックス。ボックス自身のファームウェアがブラウザの中"
                  "で（MicroPython で）動きます。",
     "web_starting": "ボックスを起動中…",
