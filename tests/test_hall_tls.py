@@ -224,6 +224,14 @@ def test_a_wrong_certificate_is_refused_in_one_line_and_nothing_is_lost(tls_hall
     assert out.stderr.startswith("matchbox sim: --uplink: the box refused the broker's "
                                  "certificate (ValueError: The certificate is not correctly "
                                  "signed by the trusted CA)"), out.stderr
+    # `matchbox uplink` (the USB bridge) checks the broker before it opens the box's port
+    out = run("uplink", url, "--ca", certs.ca_file(other), "--port", str(tmp_path / "no-port"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("matchbox uplink: mqtts://t1@127.0.0.1:%d: the broker's "
+                                 "certificate was refused: " % tls_hall.mqtt), out.stderr
+    out = run("uplink", url, "--ca", certs.ca_file(tls_hall.folder), "--port",
+              str(tmp_path / "no-port"))
+    assert out.returncode == 2 and "no board at" in out.stderr   # past the broker's check
 
 
 def test_clients_without_tls_are_refused_on_the_tls_port(tls_hall, tmp_path):
