@@ -23,14 +23,18 @@ def shown(path):
         return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def write_whole(path, data, suffix=".tmp"):
+def write_whole(path, data, suffix=".tmp", mode=None):
     """Write `data` to `path` through a temporary name beside it (path + suffix): a failure
     leaves no half file, and a file that was there as it was (a link there is replaced, not
-    followed). Its folder is made when missing."""
+    followed). Its folder is made when missing. `mode` (0o600 for a private key): the file's
+    permissions from its creation on, before any byte is in it."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + suffix
     try:
-        with open(tmp, "wb") as f:
+        if mode is not None and os.path.lexists(tmp):
+            os.remove(tmp)   # a temporary file left behind keeps its own mode
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode)
+        with open(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
     except BaseException:

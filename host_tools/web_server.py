@@ -6,7 +6,10 @@ connection's turn to speak (total, however slowly it drips in) and within MAX_HE
 past them); at most MAX_CONNECTIONS are open at once, MAX_PER_CLIENT from one address: at
 either bound a new connection closes the one of them that has waited longest for its request.
 A path that is not one (a NUL or another control character, bytes that are not UTF-8 once
-%-decoded) gets 400; folders are never listed. A client going away (a broken pipe, a reset)
+%-decoded) gets 400; folders are never listed. Given an ssl.SSLContext (the hall's page on the
+room's network) it speaks HTTPS only: the TLS handshake is part of the request's REQUEST_S
+and of its place among the connections that wait; a request in plain HTTP gets one line in
+plain HTTP saying to use https://, and the connection closes. A client going away (a broken pipe, a reset)
 ends its connection quietly; any other fault while answering is one line on stderr, never a
 traceback.
 
@@ -20,6 +23,7 @@ neither bound, and asyncio's HTTP-less streams would mean writing the protocol t
 import http.server
 import io
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -33,7 +37,8 @@ REQUEST_S = IDLE_S
 MAX_HEAD = 8192        # bytes of a request's line and headers at most
 MAX_CONNECTIONS = 64   # open connections at most (far below the usual 1024 open files)
 MAX_PER_CLIENT = 48    # of them from one address (more than the hall's 32 event streams)
-GONE = (ConnectionError, socket.timeout)   # a client that went away, or stopped reading
+# a client that went away, stopped reading, or broke its TLS
+GONE = (ConnectionError, socket.timeout, ssl.SSLError)
 
 
 def _head_end(data):
@@ -65,6 +70,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         http.server.SimpleHTTPRequestHandler.setup(self)
         self._socket_file = self.rfile
         self._pending = b""   # bytes read past the last request's head
+        self._handshaken = not isinstance(self.connection, ssl.SSLSocket)
 
     def log_message(self, format, *args):
         pass
@@ -77,11 +83,32 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_error(404, "Not found")
         return None
 
+    def _handshake(self, deadline):
+        """The TLS handshake of a connection the server wrapped (not done yet), within the
+        deadline; False when it failed or the client spoke plain HTTP (told in one line)."""
+        conn = self.connection
+        try:
+            conn.settimeout(max(0.001, deadline - time.monotonic()))
+            first = socket.socket.recv(conn, 1, socket.MSG_PEEK)   # under the TLS layer
+            if first and first != b"\x16":   # not a TLS record: a request in plain HTTP
+                socket.socket.sendall(conn, b"HTTP/1.0 400 Bad Request\r\nContent-Type: "
+                                      b"text/plain\r\nConnection: close\r\n\r\nThis server "
+                                      b"speaks only HTTPS: open https:// instead of http://\n")
+                return False
+            conn.settimeout(max(0.001, deadline - time.monotonic()))
+            conn.do_handshake()
+        except (OSError, ValueError):
+            return False
+        self._handshaken = True
+        return bool(first)
+
     def _read_head(self):
         """The request's line and headers, read within request_s and max_head; None when
         the client went away or ran out of time, b"" when it sent more than max_head."""
         data, self._pending = self._pending, b""
         deadline = time.monotonic() + self.request_s
+        if not self._handshaken and not self._handshake(deadline):
+            return None
         while True:
             end = _head_end(data)
             if end is not None:
@@ -137,12 +164,19 @@ class Server(http.server.ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, address, handler, max_connections=MAX_CONNECTIONS,
-                 max_per_client=MAX_PER_CLIENT):
+                 max_per_client=MAX_PER_CLIENT, tls=None):
+        self.tls = tls   # an ssl.SSLContext: HTTPS only
         self.max_connections = max_connections
         self.max_per_client = max_per_client
         self._open = {}    # socket -> [client address, waiting for a request], in order accepted
         self._lock = threading.Lock()
         http.server.ThreadingHTTPServer.__init__(self, address, handler)
+
+    def get_request(self):
+        conn, address = http.server.ThreadingHTTPServer.get_request(self)
+        if self.tls is not None:   # the handshake is the handler's, within its deadline
+            conn = self.tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
+        return conn, address
 
     def waiting(self, conn, waiting):
         with self._lock:

@@ -29,10 +29,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def enrol(hall, box, port):
-    """The URL `matchbox hall enrol` prints for box."""
-    out = subprocess.run(CLI + ["hall", "enrol", hall, box, "--mqtt-port", str(port)],
-                         capture_output=True, text=True, timeout=60, check=True)
+def enrol(hall, box, port, tls=False):
+    """The URL `matchbox hall enrol` prints for box (with `tls`: --tls, an mqtts:// URL)."""
+    out = subprocess.run(CLI + ["hall", "enrol", hall, box, "--mqtt-port", str(port)]
+                         + ["--tls"] * tls, capture_output=True, text=True, timeout=60,
+                         check=True)
     return out.stdout.strip()
 
 
@@ -48,8 +49,9 @@ def kill_group(proc):
 class Hall:
     """`matchbox hall serve DIR` in a process of its own (with --broker: an external one)."""
 
-    def __init__(self, folder, broker=None):
+    def __init__(self, folder, broker=None, tls=False):
         self.folder = folder
+        self.tls = tls   # --tls: the broker (an external one: mqtts://) and the page over TLS
         self.http = free_port()
         self.mqtt = free_port() if broker is None else broker
         self.external = broker is not None
@@ -57,9 +59,9 @@ class Hall:
         self.log = os.path.join(folder + "-serve.log")
 
     def start(self, timeout=30):
-        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http)]
+        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http)] + ["--tls"] * self.tls
         if self.external:
-            argv += ["--broker", "mqtt://127.0.0.1:%d" % self.mqtt]
+            argv += ["--broker", "%s://127.0.0.1:%d" % ("mqtts" if self.tls else "mqtt", self.mqtt)]
         else:
             argv += ["--mqtt-port", str(self.mqtt)]
         self.err = open(self.log, "ab")
@@ -100,6 +102,11 @@ class Hall:
             return ""
 
     def get(self, path):
+        if self.tls:   # the page over HTTPS, checked against the hall's CA
+            from host_tools.hall import certs
+            with urllib.request.urlopen("https://127.0.0.1:%d%s" % (self.http, path), timeout=10,
+                                        context=certs.client_context(self.folder)) as r:
+                return r.read()
         with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.http, path), timeout=10) as r:
             return r.read()
 
@@ -135,10 +142,11 @@ def more_files():
 class Mosquitto:
     """Mosquitto 2 with the configuration `matchbox hall mosquitto-conf` writes."""
 
-    def __init__(self, folder, port):
+    def __init__(self, folder, port, tls=False):
         self.folder, self.port, self.proc = folder, port, None
-        self.conf = subprocess.run(CLI + ["hall", "mosquitto-conf", folder, "--mqtt-port", str(port)],
-                                   capture_output=True, text=True, timeout=60, check=True)
+        self.conf = subprocess.run(CLI + ["hall", "mosquitto-conf", folder, "--mqtt-port", str(port)]
+                                   + ["--tls"] * tls, capture_output=True, text=True, timeout=60,
+                                   check=True)
         self.log = folder + "-mosquitto.log"
 
     def start(self, timeout=15):
@@ -158,21 +166,22 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def served(tmp_path, broker, boxes=("t1", "t2")):
+def served(tmp_path, broker, boxes=("t1", "t2"), tls=False):
     """A Hall serving from tmp_path/hall with `boxes` enrolled (hall.urls), on the embedded
-    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it)."""
+    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it); with `tls` the
+    broker and the page speak only TLS (--tls), and the URLs are mqtts://."""
     import pytest
     folder = str(tmp_path / "hall")
     port = free_port()
-    urls = {box: enrol(folder, box, port) for box in boxes}
+    urls = {box: enrol(folder, box, port, tls) for box in boxes}
     mosquitto = None
     if broker == "mosquitto":
         if MOSQUITTO is None:
             pytest.skip(NO_MOSQUITTO)
-        mosquitto = Mosquitto(folder, port).start()
-        h = Hall(folder, broker=port)
+        mosquitto = Mosquitto(folder, port, tls).start()
+        h = Hall(folder, broker=port, tls=tls)
     else:
-        h = Hall(folder)
+        h = Hall(folder, tls=tls)
         h.mqtt = port
     h.start()
     h.urls, h.broker = urls, mosquitto
@@ -184,6 +193,12 @@ def served(tmp_path, broker, boxes=("t1", "t2")):
             mosquitto.kill()
 
 
+def tls_of(hall):
+    """The client TLS context for a hall served with --tls (None without)."""
+    from host_tools.hall import certs
+    return certs.client_context(hall.folder) if hall.tls else None
+
+
 def box_password(hall, box):
     """The password of an enrolled box of a served hall."""
     return protocol.parse_url(hall.urls[box])[3]
@@ -191,7 +206,7 @@ def box_password(hall, box):
 
 def stores_and_acks(hall, box, lines, timeout=10):
     """Box publishes `lines` (from 1) and the hall stores and acknowledges them."""
-    c = Client(hall.mqtt, box, box_password(hall, box))
+    c = Client(hall.mqtt, box, box_password(hall, box), tls=tls_of(hall))
     assert c.rc == 0, c.rc
     assert c.subscribe(protocol.ack_topic(box)) == 1
     for seq, line in enumerate(lines, 1):
@@ -208,7 +223,7 @@ class Client:
     of each subscription, the messages received. Its client id is the account's own
     (accounts.client_id) unless told."""
 
-    def __init__(self, port, user=None, password=None, client_id=None):
+    def __init__(self, port, user=None, password=None, client_id=None, tls=None):
         self.rc = None
         self.granted = []
         self.messages = []
@@ -218,6 +233,8 @@ class Client:
                                                 "test-%d" % random.randrange(1 << 30)))
         if user is not None:
             c.username_pw_set(user, password)
+        if tls is not None:   # an ssl.SSLContext: MQTT over TLS
+            c.tls_set_context(tls)
         c.on_connect = self._connect
         c.on_subscribe = lambda cl, u, mid, codes, p: (self.granted.append(
             [c.value for c in codes]), self.done.set())
@@ -314,13 +331,14 @@ def key_in(box, keys):
     box.advance(200)
 
 
-def linked_box(flash, url):
+def linked_box(flash, url, ca=None):
     """A virtual box whose flash holds the hall's settings for url (hall.json, as `sim
-    --uplink` writes it): its firmware's own link (box.mqtt_link) runs in its main loop."""
+    --uplink` writes it; an mqtts:// URL with the CA certificate `ca`, DER): its firmware's
+    own link (box.mqtt_link) runs in its main loop."""
     from host_tools.hall import uplink
     from host_tools.virtual.box import VBox
     os.makedirs(flash, exist_ok=True)
-    uplink.write_settings(os.path.join(flash, uplink.SETTINGS), uplink.settings(url))
+    uplink.write_settings(os.path.join(flash, uplink.SETTINGS), uplink.settings(url, ca=ca))
     return VBox(flash=flash)
 
 

@@ -1,6 +1,7 @@
 """`matchbox hall enrol`: a box's account with a random password stored only hashed, in the
 formats amqtt and Mosquitto read; names checked, duplicates refused in one line; the box's
 settings for the hall (hall.json, 0600, the Wi-Fi password never on the command line)."""
+import base64
 import json
 import os
 import re
@@ -8,7 +9,7 @@ import re
 import pytest
 
 from host_tools import cli
-from host_tools.hall import accounts
+from host_tools.hall import accounts, certs
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -84,14 +85,16 @@ def test_enrol_writes_the_box_settings_0600(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("MATCHBOX_WIFI_PASSWORD", "room-secret")
     status, out, err = enrol(capsys, hall, "t1", "--host", "192.168.4.2", "--wifi-ssid", "Room")
     assert status == 0 and err == ""
-    password = re.match(r"^mqtt://t1:([^@]+)@192\.168\.4\.2:1883$", out).group(1)
+    # a host beyond 127.0.0.1: MQTT over TLS, the settings carrying the hall's CA
+    password = re.match(r"^mqtts://t1:([^@]+)@192\.168\.4\.2:8883$", out).group(1)
     path = os.path.join(hall, "boxes", "t1", "hall.json")
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
     with open(path) as f:
-        assert json.load(f) == {"host": "192.168.4.2", "port": 1883, "box": "t1",
+        assert json.load(f) == {"host": "192.168.4.2", "port": 8883, "box": "t1",
                                 "password": password, "ssid": "Room",
-                                "wifi_password": "room-secret"}
+                                "wifi_password": "room-secret",
+                                "ca": base64.b64encode(certs.ca_der(hall)).decode()}
     other = str(tmp_path / "t2.json")
     monkeypatch.delenv("MATCHBOX_WIFI_PASSWORD")
     status, out, err = enrol(capsys, hall, "t2", "--settings", other)

@@ -9,7 +9,8 @@ Only firmware files are ever touched: /main.py, /boot.py, files under /lib/box/ 
 /lib/tycoon/ (and any other /lib/PACKAGE/ the build has). The pin map /pinmap.json is copied
 only to a board that has none, or with `--pinmap FILE`; a board's own is kept byte for byte.
 With `--hall-settings FILE` also /hall.json (the box's settings for the hall, checked first by
-the firmware's own reader), copied and verified as the others; without it /hall.json is left
+the firmware's own reader; the hall's CA it carries for TLS, a certificate), copied and
+verified as the others; without it /hall.json is left
 as it is. /games/ (the games and the setup) never is touched, nor any other file of the
 maker's. Exit status: 0 done, 1 build error or verify mismatch, 2 board/port problem or
 refusal. `--dry-run` with no board to reach lists what a fresh board would receive (exit 0).
@@ -94,13 +95,20 @@ def read_hall_settings(path):
     link = resources.firmware_module("box.mqtt_link")
     store = resources.firmware_module("box.journal").Store()
     try:
-        link.load(store, path)
+        settings = link.load(store, path)
         with open(path, "rb") as f:
-            return f.read()
+            data = f.read()
     except link.SettingsError as exc:
         raise MatchboxError("--hall-settings", str(exc)) from None
     except OSError as exc:
         raise MatchboxError("--hall-settings", "%s: %s" % (path, exc.strerror or exc)) from None
+    if settings.get("ca") is not None:   # the hall's CA, which the box checks the broker against
+        from host_tools.hall import certs
+        try:
+            certs.der_certificate(settings["ca"])
+        except certs.CertError as exc:
+            raise MatchboxError("--hall-settings", "%s: %s" % (path, exc)) from None
+    return data
 
 
 def read_pinmap(path):

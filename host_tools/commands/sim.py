@@ -60,6 +60,9 @@ def add_arguments(parser):
     parser.add_argument("--uplink", metavar="URL",
                         help="with --flash: send the journal to a hall (mqtt://BOX:PASSWORD@HOST"
                              ":PORT, from `matchbox hall enrol`); exits once the hall has it all")
+    parser.add_argument("--uplink-ca", metavar="FILE",
+                        help="with an mqtts:// --uplink: the hall's CA certificate (the hall's "
+                             "tls/ca.pem), which the box checks the broker against")
     parser.add_argument("--uplink-timeout", type=seconds_in(0, 3600), default=30, metavar="S",
                         help="seconds to wait for the hall's acknowledgement of every line "
                              "(default 30); then status 2 and how far it got")
@@ -170,7 +173,7 @@ def run(args):
                                 "the boot ROM)")
     if args.uplink:
         from host_tools.hall.uplink import check_url
-        check_url(args.uplink)
+        check_url(args.uplink, ca=args.uplink_ca)
         if not args.flash or args.pico:
             raise MatchboxError("--uplink", "needs --flash DIR (the uplink reads the journal "
                                 "there, and sends again after a restart what the hall lacks)")
@@ -213,8 +216,10 @@ def with_uplink(args, steps, record, warning, devices):
     or once the terminal simulator is closed (the box is then powered on again from its
     journal), let it run until the hall has acknowledged every line (docs/hall.md)."""
     from host_tools.hall import uplink
+    ca = uplink.read_ca(args.uplink_ca, "--uplink-ca") if args.uplink_ca else None
     os.makedirs(args.flash, exist_ok=True)
-    uplink.write_settings(os.path.join(args.flash, uplink.SETTINGS), uplink.settings(args.uplink))
+    uplink.write_settings(os.path.join(args.flash, uplink.SETTINGS),
+                          uplink.settings(args.uplink, ca=ca))
     url = args.uplink
 
     def deliver(box):

@@ -1,10 +1,12 @@
-"""`matchbox uplink URL [--port SERIAL|auto] [--timeout S]`: a box without radio reaches the
-hall over USB (docs/hall.md).
+"""`matchbox uplink URL [--ca FILE] [--port SERIAL|auto] [--timeout S]`: a box without radio
+reaches the hall over USB (docs/hall.md).
 
 The bridge on a computer beside the box: it logs in to the hall's broker as the box (the
 account of the URL `matchbox hall enrol` printed), forwards the hall's acknowledgements to the
 box's USB serial and the journal lines the box answers with (box.usb_link) to the broker, one
-QoS 1 message each (host_tools.hall.protocol). It keeps nothing: the box's journal and its
+QoS 1 message each (host_tools.hall.protocol); to a hall on the room's network over TLS
+(`mqtts://`, the broker checked against the hall's CA, `--ca`, before anything else: a
+certificate refused is one line). It keeps nothing: the box's journal and its
 cursor (box.uplink) are the truth, and after a restart of either side the box sends again from
 the hall's acknowledgement. Lines the box sends while the broker is away, or before it has
 answered this connection's hello, are dropped (the box sends them again); so nothing queues up
@@ -38,21 +40,30 @@ NO_ACK = "none"      # the hall id of the acknowledgement the bridge gives when 
 def add_arguments(parser):
     parser.add_argument("url", metavar="URL",
                         help="the box's account on the hall's broker, "
-                             "mqtt://BOX:PASSWORD@HOST:PORT as `matchbox hall enrol` prints it")
+                             "mqtt[s]://BOX:PASSWORD@HOST:PORT as `matchbox hall enrol` prints it")
     parser.add_argument("--port", default="auto",
                         help="serial port of the box (default: auto, the one Pico running "
                              "MicroPython, told by its USB ids)")
+    parser.add_argument("--ca", metavar="FILE",
+                        help="with an mqtts:// URL (a hall on the room's network): the hall's "
+                             "CA certificate (its tls/ca.pem), which the broker is checked against")
     parser.add_argument("--timeout", type=seconds_in(0, 3600), default=15.0, metavar="S",
                         help="seconds to wait for the broker to take the box and for the box "
                              "to answer (default %(default)s)")
 
 
 def run(args):
-    try:
-        host, port, box, password = protocol.parse_url(args.url)
-    except protocol.ProtocolError as exc:
-        raise MatchboxError("URL", str(exc)) from None
-    shown = "mqtt://%s@%s:%d" % (box, host, port)
+    from host_tools.hall import certs, uplink
+    uplink.check_url(args.url, "URL", args.ca)
+    host, port, box, password = protocol.parse_url(args.url)
+    scheme = "mqtts" if protocol.is_tls(args.url) else "mqtt"
+    shown = "%s://%s@%s:%d" % (scheme, box, host, port)
+    tls = None
+    if scheme == "mqtts":
+        tls = certs.client_context(cadata=uplink.read_ca(args.ca, "--ca"))
+        why = certs.refusal(host, port, tls, args.timeout)
+        if why:
+            raise MatchboxError(shown, why)
     try:
         device, picked = args.port, ""
         if not device or device == "auto":   # by its USB ids alone, as watch: the box runs on
@@ -61,7 +72,7 @@ def run(args):
         ser = watch._open(device)
     except BoardError as exc:
         raise MatchboxError("", str(exc)) from None
-    bridge = Bridge(ser, device, box, password, host, port, shown, args.timeout)
+    bridge = Bridge(ser, device, box, password, host, port, shown, args.timeout, tls)
     say("carrying the journal of the box on %s%s to the hall at %s (Ctrl-C to stop)"
         % (device, picked, shown))
     try:
@@ -79,7 +90,7 @@ def say(text):
 class Bridge:
     """One box's serial port and its account on the broker, carried both ways."""
 
-    def __init__(self, ser, device, box, password, host, port, shown, timeout):
+    def __init__(self, ser, device, box, password, host, port, shown, timeout, tls=None):
         self.ser = ser
         self.device = device
         self.box = box
@@ -100,7 +111,7 @@ class Bridge:
         self.shown_ack = None
         self.ack_due = False           # an acknowledgement not yet passed on to the box
         self.ack_sent = 0.0            # when the last one was
-        self.client = protocol.client("box-" + box, box, password, self)
+        self.client = protocol.client("box-" + box, box, password, self, tls=tls)
         self.client.connect_async(host, port, keepalive=10)
         self.client.loop_start()
 

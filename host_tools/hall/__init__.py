@@ -7,6 +7,8 @@ standings over HTTP. One module a job:
     accounts   box names, passwords (stored hashed), the hall's own service account
     mosquitto  a Mosquitto 2 configuration for an external broker
     broker     the embedded broker (amqtt) with the accounts and the per-box topic rule
+    certs      the hall's own CA and its certificates for TLS on the room's network, and
+               the one place TLS becomes a listener's configuration (amqtt, Mosquitto, page)
     protocol   topics and messages: a journal line, the hall's acknowledgement
     records    each table's record in the hall's folder, durable, in sequence, no duplicates
     keeper     the hall's MQTT client: stores what the boxes send, acknowledges it

@@ -6,7 +6,8 @@ core of their own (one process, one interpreter lock, was saturated near 100 tab
 times a human pace, docs/hall.md). The child lives and dies with the hall: it stops when its
 standard input closes, which happens however the hall ends (SIGKILL included).
 
-It listens on 127.0.0.1 unless told otherwise, authenticates every client against the hall's
+It listens on 127.0.0.1 unless told otherwise (with TLS where the hall serves TLS: the listener
+made by host_tools.hall.certs; a TLS handshake must end within CONNECT_S), authenticates every client against the hall's
 `credentials/amqtt.passwd` (amqtt's own password-file plugin, reading the file again when
 `matchbox hall enrol` has changed it, so a box enrolled while the hall runs can connect; the
 Argon2 checks in threads, off the event loop; a password found right once remembered by its
@@ -22,6 +23,7 @@ subscriptions broken by a client subscribing meanwhile.
 """
 import asyncio
 import concurrent.futures
+import functools
 import hashlib
 import hmac
 import logging
@@ -34,14 +36,14 @@ import threading
 
 from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
 from amqtt.broker import Broker
-from amqtt.contexts import Action
+from amqtt.contexts import Action, ListenerType
 from amqtt.errors import AMQTTError, BrokerError, MQTTError, NoDataError
 from amqtt.mqtt.connack import NOT_AUTHORIZED, ConnackPacket
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
 from amqtt.plugins.authentication import FileAuthPlugin
 from amqtt.plugins.base import BaseTopicPlugin
 
-from host_tools.hall import accounts, protocol
+from host_tools.hall import accounts, certs, protocol
 
 CHECK_THREADS = 2   # Argon2 password checks at once, off the broker's event loop
 CONNECT_S = 10      # a connection's CONNECT must have come within this
@@ -193,6 +195,18 @@ class HallBroker(Broker):
         finally:
             self._waiting.pop(adapter, None)
 
+    async def _create_server_instance(self, listener_name, listener_type, address, port,
+                                      ssl_context):
+        """amqtt's own, with a bound on an MQTT listener's TLS handshake (asyncio's default:
+        60 s, during which a connection is not yet one of the broker's, nor counted among the
+        waiting)."""
+        if ssl_context is None or listener_type != ListenerType.TCP:
+            return await Broker._create_server_instance(self, listener_name, listener_type,
+                                                        address, port, ssl_context)
+        return await asyncio.start_server(
+            functools.partial(self.stream_connected, listener_name=listener_name), address,
+            port, reuse_address=True, ssl=ssl_context, ssl_handshake_timeout=CONNECT_S)
+
     async def _initialize_client_session(self, reader, writer, remote_address, remote_port):
         try:
             handler, session = await asyncio.wait_for(BrokerProtocolHandler.init_from_connect(
@@ -240,9 +254,12 @@ class HallBroker(Broker):
         await Broker._publish_retained_messages_for_subscription(self, subscription, session)
 
 
-def config(hall, host, port):
+def config(hall, host, port, tls=False):
+    """amqtt's configuration: one MQTT listener on host:port (TLS: the hall's certificates)."""
+    listener = {"type": "tcp", "bind": "%s:%d" % (host, port)}
     return {
-        "listeners": {"default": {"type": "tcp", "bind": "%s:%d" % (host, port)}},
+        "listeners": {"default": certs.amqtt_listener(hall if tls else None, certs.BOX,
+                                                      listener)},
         "plugins": {
             "host_tools.hall.broker.Accounts": {"password_file": accounts.amqtt_file(hall)},
             "host_tools.hall.broker.BoxTopics": {},
@@ -254,10 +271,11 @@ class EmbeddedBroker:
     """amqtt's Broker on its own event loop in a daemon thread: start() returns once it
     listens (or raises OSError when it cannot), stop() shuts it down."""
 
-    def __init__(self, hall, host="127.0.0.1", port=1883):
+    def __init__(self, hall, host="127.0.0.1", port=1883, tls=False):
         self.hall = hall
         self.host = host
         self.port = port
+        self.tls = tls
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
                                        name="embedded-broker")
@@ -270,7 +288,8 @@ class EmbeddedBroker:
         self.thread.start()
 
         async def begin():
-            self.broker = HallBroker(config(self.hall, self.host, self.port), loop=self.loop)
+            self.broker = HallBroker(config(self.hall, self.host, self.port, self.tls),
+                                     loop=self.loop)
             await self.broker.start()
         try:
             asyncio.run_coroutine_threadsafe(begin(), self.loop).result(timeout)
@@ -294,8 +313,9 @@ class BrokerProcess:
     the reason in words when it cannot), stop() ends it. The child reads its standard input
     until it closes: the hall's end, or the hall killed."""
 
-    def __init__(self, hall, host="127.0.0.1", port=1883):
-        self.argv = [sys.executable, "-m", "host_tools.hall.broker", hall, host, str(port)]
+    def __init__(self, hall, host="127.0.0.1", port=1883, tls=False):
+        self.argv = [sys.executable, "-m", "host_tools.hall.broker", hall, host, str(port),
+                     "tls" if tls else "plain"]
         self.proc = None
 
     def start(self, timeout=30):
@@ -332,7 +352,7 @@ class BrokerProcess:
         proc.stdout.close()
 
 
-def _child(hall, host, port):
+def _child(hall, host, port, tls=False):
     """The child's life: listen, say so on stdout, serve until stdin closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the hall's to handle
     import resource   # a file a connection: as many as the system lets this process have
@@ -340,7 +360,7 @@ def _child(hall, host, port):
     want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
     if soft != resource.RLIM_INFINITY and soft < want:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-    broker = EmbeddedBroker(hall, host, port)
+    broker = EmbeddedBroker(hall, host, port, tls)
     try:
         broker.start()
     except OSError as exc:
@@ -356,4 +376,4 @@ def _child(hall, host, port):
 
 
 if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    sys.exit(_child(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:] == ["tls"]))

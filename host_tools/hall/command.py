@@ -1,10 +1,14 @@
 """`matchbox hall`: enrol boxes, serve the hall, write a Mosquitto configuration (docs/hall.md).
 
-    matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--force] [--settings FILE]
+    matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--tls] [--force] [--settings FILE]
                                 [--wifi-ssid SSID]
-    matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--broker URL] [--points LIST]
-    matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q]
+    matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--tls] [--broker URL]
+                            [--points LIST]
+    matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q] [--tls]
 
+TLS: on any address but 127.0.0.1 (this computer only) the hall speaks only TLS (MQTT over TLS
+on port 8883, the page over HTTPS), with certificates of its own CA (host_tools.hall.certs);
+`--tls` asks for it on 127.0.0.1 too. A box enrolled for TLS carries the CA in its settings.
 Every slip is one line, `matchbox hall: what: why`, status 2 (host_tools.errors).
 """
 import os
@@ -15,14 +19,38 @@ from host_tools.errors import MatchboxError, check_folder, int_in
 
 DEFAULT_PORT = 8780
 MQTT_PORT = 1883
+MQTT_TLS_PORT = 8883
 WIFI_ENV = "MATCHBOX_WIFI_PASSWORD"   # the Wi-Fi password of `enrol --wifi-ssid` (not in argv)
 
 
 def _where(parser, host_help, port_help):
-    """--host and --mqtt-port: where the broker is, or listens."""
+    """--host, --mqtt-port and --tls: where the broker is, or listens, and how."""
     parser.add_argument("--host", default="127.0.0.1", help=host_help)
-    parser.add_argument("--mqtt-port", type=int_in(1, 65535), default=MQTT_PORT,
-                        help="%s (default %d)" % (port_help, MQTT_PORT))
+    parser.add_argument("--mqtt-port", type=int_in(1, 65535), default=None,
+                        help="%s (default %d, with TLS %d)" % (port_help, MQTT_PORT,
+                                                              MQTT_TLS_PORT))
+    parser.add_argument("--tls", action="store_true",
+                        help="TLS on 127.0.0.1 too (on any other address the hall speaks only "
+                             "TLS, with certificates of its own CA in DIR/tls/)")
+
+
+def _tls(args):
+    """Whether TLS is used here (certs.wanted), and the MQTT port (the default for it)."""
+    from host_tools.hall import certs
+    tls = certs.wanted(args.host, args.tls)
+    return tls, args.mqtt_port or (MQTT_TLS_PORT if tls else MQTT_PORT)
+
+
+def _certificates(hall, host, kinds=("box", "web")):
+    """The hall's certificates for host (certs.ensure), or MatchboxError saying why not."""
+    from host_tools.hall import certs
+    try:
+        return certs.ensure(hall, host, kinds)
+    except certs.CertError as exc:
+        raise MatchboxError("--tls", str(exc)) from None
+    except OSError as exc:
+        raise MatchboxError(os.path.join(hall, certs.FOLDER), "cannot write the hall's "
+                            "certificates: %s" % (exc.strerror or exc)) from None
 
 
 def add_arguments(parser):
@@ -91,69 +119,101 @@ def _wifi_password(ssid):
 
 
 def enrol(args):
-    from host_tools.hall import accounts, uplink
+    from host_tools.hall import accounts, certs, uplink
     try:
         accounts.check_name(args.box)
     except accounts.AccountError as exc:
         raise MatchboxError("BOX", str(exc)) from None
     check_folder(args.dir, "folder for the hall")
+    tls, port = _tls(args)
     wifi = _wifi_password(args.wifi_ssid)
     path = args.settings or os.path.join(args.dir, "boxes", args.box, uplink.SETTINGS)
     where = os.path.dirname(os.path.abspath(path))
     check_folder(where, "folder for the box's settings")
+    ca = None
+    if tls:
+        try:
+            ca = certs.ca_der(args.dir)
+        except certs.CertError as exc:
+            raise MatchboxError("--tls", str(exc)) from None
     try:
         password = accounts.enrol(args.dir, args.box, args.force)
     except accounts.AccountError as exc:
         raise MatchboxError(args.box, str(exc)) from None
-    url = "mqtt://%s:%s@%s:%d" % (args.box, password, _url_host(args.host), args.mqtt_port)
+    url = "%s://%s:%s@%s:%d" % ("mqtts" if tls else "mqtt", args.box, password,
+                               _url_host(args.host), port)
     try:
         os.makedirs(where, mode=0o700, exist_ok=True)
-        uplink.write_settings(path, uplink.settings(url, args.wifi_ssid, wifi))
+        uplink.write_settings(path, uplink.settings(url, args.wifi_ssid, wifi, ca))
     except OSError as exc:
         raise MatchboxError(path, "cannot write the box's settings: %s (the account is made: "
                             "--force makes it again)" % (exc.strerror or exc)) from None
     print(url)
+    named = certs.served_names(args.dir) if tls else []
+    if named and args.host.strip("[]") not in named:
+        print("matchbox hall: note: the hall's certificate does not name %s (it names %s): "
+              "the box will refuse it until the hall is served with --host %s"
+              % (args.host, ", ".join(named), args.host), file=sys.stderr)
     return 0
 
 
 def mosquitto_conf(args):
     from host_tools.hall import mosquitto
     check_folder(args.dir, "folder for the hall")
-    path = mosquitto.write(args.dir, args.host, args.mqtt_port)
-    print("wrote %s (run: mosquitto -c %s)" % (path, path))
+    tls, port = _tls(args)
+    if tls:
+        _certificates(args.dir, args.host)
+    path = mosquitto.write(args.dir, args.host, port, tls)
+    print("wrote %s (run: mosquitto -c %s; then: matchbox hall serve %s --broker %s://127.0.0.1:%d)"
+          % (path, path, args.dir, "mqtts" if tls else "mqtt", port))
     return 0
 
 
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
-    from host_tools.hall import accounts, standings
+    from host_tools.hall import accounts, certs, standings
     points = None
     if args.points:
         try:
             points = standings.parse_points(args.points)
         except ValueError as exc:
             raise MatchboxError("--points", str(exc)) from None
+    tls, mqtt_port = _tls(args)
     if args.broker:
         try:
             host, port, _, _ = protocol.parse_url(args.broker, need_account=False)
         except protocol.ProtocolError as exc:
             raise MatchboxError("--broker", str(exc)) from None
+        broker_tls = protocol.is_tls(args.broker)
+        if not broker_tls and not certs.loopback(host):
+            raise MatchboxError("--broker", "plain MQTT only to this computer (127.0.0.1): "
+                                "mqtts://, with the hall's certificates (`hall mosquitto-conf "
+                                "--host %s`)" % host)
     else:
-        host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
-        port = args.mqtt_port
+        host = "127.0.0.1" if args.host in certs.WILDCARD else args.host
+        port, broker_tls = mqtt_port, tls
     check_folder(args.dir, "folder for the hall")
     os.makedirs(args.dir, exist_ok=True)
     accounts.service_password(args.dir)
+    # the page's certificate, and the broker's when it is the embedded one (Mosquitto's are
+    # made by `mosquitto-conf`, for the names it listens on)
+    named = _certificates(args.dir, args.host, (certs.WEB,) if args.broker else
+                          (certs.BOX, certs.WEB)) if tls else []
+    if broker_tls and not os.path.exists(certs.ca_file(args.dir)):
+        raise MatchboxError("--broker", "mqtts:// is checked against the hall's CA, which %s "
+                            "does not have yet: `matchbox hall mosquitto-conf %s --tls` makes it"
+                            % (args.dir, args.dir))
     tables = records.Tables(args.dir)
     broker = None
     if not args.broker:
-        broker = embedded.BrokerProcess(args.dir, args.host, args.mqtt_port)
+        broker = embedded.BrokerProcess(args.dir, args.host, mqtt_port, tls)
         try:
             broker.start()
         except OSError as exc:
             raise MatchboxError("--mqtt-port", "cannot listen on %s:%d: %s" % (
-                args.host, args.mqtt_port, exc.strerror or exc)) from None
-    keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0)
+                args.host, mqtt_port, exc.strerror or exc)) from None
+    keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0,
+                         tls=certs.client_context(args.dir) if broker_tls else None)
     httpd = None
     the_site = site.Site(tables, points)
     try:
@@ -163,13 +223,23 @@ def serve(args):
                                 "did not take the hall's account within 15 s (is it running, "
                                 "with this hall's password file?)")
         try:
-            httpd = site.server(the_site, args.host, args.port)
+            httpd = site.server(the_site, args.host, args.port,
+                                certs.server_context(args.dir) if tls else None)
         except (OSError, OverflowError) as exc:
             raise MatchboxError("--port", "cannot listen on %s:%d: %s" % (
                 args.host, args.port, getattr(exc, "strerror", None) or exc)) from None
-        print("the hall is at http://%s:%d/ (broker mqtt://%s:%d; %d tables; Ctrl-C stops it)"
-              % (_url_host(args.host), httpd.server_address[1], _url_host(host), port,
-                 len(tables.tables)), flush=True)
+        shown = args.host
+        if args.host in certs.WILDCARD:   # the address the room reaches, when one was found
+            shown = certs.address(named) or args.host
+        print("the hall is at %s://%s:%d/ (broker %s://%s:%d; %d tables; Ctrl-C stops it)"
+              % ("https" if tls else "http", _url_host(shown), httpd.server_address[1],
+                 "mqtts" if broker_tls else "mqtt", _url_host(host if args.broker else shown),
+                 port, len(tables.tables)), flush=True)
+        if tls:
+            print("TLS: the hall's certificates name %s; its CA, which boxes carry and "
+                  "browsers import: %s (SHA-256 %s)" % (", ".join(named),
+                                                        certs.ca_file(args.dir),
+                                                        certs.fingerprint(args.dir)), flush=True)
         httpd.serve_forever()
     finally:
         the_site.stopping.set()

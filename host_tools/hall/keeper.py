@@ -53,9 +53,10 @@ class Keeper:
     broker, which lives and dies with the hall in its process: two packets fewer a line
     through it (amqtt still delivers each acknowledgement to a box at its subscription's QoS
     1); a message lost between them, on a dropped connection, is a line the hall has not
-    acknowledged, which the box sends again."""
+    acknowledged, which the box sends again. `tls`: an ssl.SSLContext for a broker that
+    speaks TLS (host_tools.hall.certs.client_context)."""
 
-    def __init__(self, hall, tables, host, port, logger=log, qos=1):
+    def __init__(self, hall, tables, host, port, logger=log, qos=1, tls=None):
         self.hall = hall
         self.qos = qos
         self.tables = tables
@@ -64,7 +65,8 @@ class Keeper:
         self.connected = threading.Event()
         self.dropped = 0
         self.client = protocol.client(CLIENT_ID, accounts.SERVICE,
-                                      accounts.service_password(hall), self, clean_session=False)
+                                      accounts.service_password(hall), self, clean_session=False,
+                                      tls=tls)
         self.host, self.port = host, port
         self.queue = queue.Queue(QUEUE)
         self.writer = threading.Thread(target=self._write, daemon=True, name="hall-writer")

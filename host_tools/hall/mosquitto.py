@@ -1,7 +1,8 @@
 """A Mosquitto 2 configuration for a hall that outgrows the embedded broker.
 
-`write(hall, host, port)` writes `mosquitto/mosquitto.conf` and `mosquitto/acl` into the hall
-folder: one listener (127.0.0.1 unless told), no anonymous clients, the password file
+`write(hall, host, port, tls)` writes `mosquitto/mosquitto.conf` and `mosquitto/acl` into the
+hall folder: one listener (127.0.0.1 unless told; with TLS, the hall's certificates made by
+host_tools.hall.certs, on any other address always), no anonymous clients, the password file
 `credentials/mosquitto.passwd` that `matchbox hall enrol` keeps, and an ACL with a block per
 enrolled box (it writes its journal topic, reads its ack topic) and one for the hall's service
 account (reads every journal, writes every ack and its own journal topic, where it pings
@@ -15,7 +16,7 @@ Run it again after enrolling a box and send Mosquitto SIGHUP (or restart it).
 """
 import os
 
-from host_tools.hall import accounts, protocol
+from host_tools.hall import accounts, certs, protocol
 
 
 def acl_text(boxes):
@@ -40,7 +41,7 @@ def owner():
         return str(os.getuid())
 
 
-def conf_text(hall, host, port):
+def conf_text(hall, host, port, tls=False):
     here = os.path.abspath(os.path.join(hall, "mosquitto"))
     return "\n".join([
         "# Mosquitto 2 configuration of a matchbox hall (`matchbox hall mosquitto-conf`).",
@@ -51,7 +52,7 @@ def conf_text(hall, host, port):
         "user %s" % owner(),
         "per_listener_settings false",
         "allow_anonymous false",
-        "listener %d %s" % (port, host),
+        *certs.mosquitto_listener(hall if tls else None, certs.BOX, port, host),
         "password_file %s" % os.path.abspath(accounts.mosquitto_file(hall)),
         "acl_file %s" % os.path.join(here, "acl"),
         "use_username_as_clientid true",
@@ -61,12 +62,15 @@ def conf_text(hall, host, port):
         ""])
 
 
-def write(hall, host="127.0.0.1", port=1883):
-    """Write the configuration; returns the path of mosquitto.conf."""
+def write(hall, host="127.0.0.1", port=1883, tls=False):
+    """Write the configuration (with TLS: the certificates made first); returns the path of
+    mosquitto.conf."""
     accounts.service_password(hall)
     here = os.path.join(hall, "mosquitto")
     os.makedirs(here, exist_ok=True)
     accounts.replace_file(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)), 0o644)
     conf = os.path.join(here, "mosquitto.conf")
-    accounts.replace_file(conf, conf_text(hall, host, port), 0o644)
+    if tls:
+        certs.ensure(hall, host)
+    accounts.replace_file(conf, conf_text(hall, host, port, tls), 0o644)
     return conf

@@ -34,12 +34,15 @@ class ProtocolError(ValueError):
     """A message or a URL that is not what the protocol says; the text says why."""
 
 
-def client(client_id, user, password, owner, clean_session=True):
+def client(client_id, user, password, owner, clean_session=True, tls=None):
     """A paho-mqtt client logged in as user, its callbacks the owner's _on_connect,
-    _on_disconnect and _on_message, reconnecting every 1-2 s when the broker is away."""
+    _on_disconnect and _on_message, reconnecting every 1-2 s when the broker is away; over
+    TLS when `tls` is an ssl.SSLContext (host_tools.hall.certs.client_context)."""
     import paho.mqtt.client as mqtt
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
                     clean_session=clean_session)
+    if tls is not None:
+        c.tls_set_context(tls)
     c.username_pw_set(user, password)
     c.reconnect_delay_set(1, 2)
     c.on_connect = owner._on_connect
@@ -145,15 +148,23 @@ def read_ack(payload):
     return boot, _check_game(game), _check_seq(message.get("seq"), 0)
 
 
+PORTS = {"mqtt": 1883, "mqtts": 8883}   # MQTT's registered ports, plain and over TLS
+
+
+def is_tls(url):
+    """Whether an URL parse_url takes is MQTT over TLS (mqtts://)."""
+    return url.lower().startswith("mqtts://")
+
+
 def parse_url(url, need_account=True):
-    """(host, port, user, password) of `mqtt://[USER:PASSWORD@]HOST[:PORT]`;
-    ProtocolError says what is wrong."""
+    """(host, port, user, password) of `mqtt://[USER:PASSWORD@]HOST[:PORT]` (mqtts://: over
+    TLS, is_tls); ProtocolError says what is wrong."""
     try:
         parts = urllib.parse.urlsplit(url)
-        port = parts.port or 1883
+        port = parts.port or PORTS.get(parts.scheme, 1883)
     except ValueError as exc:
         raise ProtocolError("not an mqtt:// URL (%s)" % exc) from None
-    if parts.scheme != "mqtt" or not parts.hostname:
+    if parts.scheme not in PORTS or not parts.hostname:
         raise ProtocolError("not an mqtt://HOST:PORT URL")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ProtocolError("an mqtt:// URL has no path, query or fragment")

@@ -219,7 +219,8 @@ class Handler(web_server.Handler):
             site.streams.release()
 
 
-def server(site, host="127.0.0.1", port=0):
-    """The hall's HTTP server (web_server.Server) on host:port; serve_forever() to run."""
+def server(site, host="127.0.0.1", port=0, tls=None):
+    """The hall's HTTP server (web_server.Server) on host:port, HTTPS only with `tls` (an
+    ssl.SSLContext: host_tools.hall.certs.server_context); serve_forever() to run."""
     handler = type("HallHandler", (Handler,), {"site": site})
-    return web_server.Server((host, port), handler)
+    return web_server.Server((host, port), handler, tls=tls)

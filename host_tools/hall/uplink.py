@@ -8,6 +8,7 @@ reads (`hall.json`: the broker, the box's account, the Wi-Fi network), reads a f
 games as the cursor sends them (`Flash`), and waits until the hall has acknowledged every
 line (`deliver`, for `matchbox sim --uplink`).
 """
+import base64
 import json
 import os
 import time
@@ -66,20 +67,46 @@ class Flash:
         return protocol.game_id(number, "".join(l + "\n" for l in lines[:HEADER_LINES]).encode())
 
 
-def check_url(url):
-    """The URL of `--uplink`, or MatchboxError saying what is wrong with it."""
+def check_url(url, what="--uplink", ca=None):
+    """The URL of a box's account (`--uplink`, `uplink URL`), or MatchboxError saying what is
+    wrong with it: plain MQTT only to this computer (127.0.0.1), mqtts:// (TLS) only with the
+    hall's CA (`ca`, a file)."""
     from host_tools.errors import MatchboxError
+    from host_tools.hall import certs
     try:
-        protocol.parse_url(url)
+        host = protocol.parse_url(url)[0]
     except protocol.ProtocolError as exc:
-        raise MatchboxError("--uplink", str(exc)) from None
+        raise MatchboxError(what, str(exc)) from None
+    if protocol.is_tls(url) and ca is None:
+        raise MatchboxError(what, "mqtts:// is checked against the hall's CA: give its "
+                            "certificate (the hall's tls/ca.pem)")
+    if not protocol.is_tls(url) and not certs.loopback(host):
+        raise MatchboxError(what, "plain MQTT only to this computer (127.0.0.1): a hall on the "
+                            "room's network speaks mqtts:// (the URL `hall enrol --host %s` "
+                            "prints)" % host)
     return url
 
 
-def settings(url, ssid=None, wifi_password=None):
-    """The box's hall.json (box.mqtt_link.load reads it) for the URL `hall enrol` prints."""
+def read_ca(path, what):
+    """The DER bytes of the CA certificate file `path` (certs.read_ca), or MatchboxError."""
+    from host_tools.errors import MatchboxError
+    from host_tools.hall import certs
+    try:
+        return certs.read_ca(path)
+    except certs.CertError as exc:
+        raise MatchboxError(what, str(exc)) from None
+
+
+def settings(url, ssid=None, wifi_password=None, ca=None):
+    """The box's hall.json (box.mqtt_link.load reads it) for the URL `hall enrol` prints; an
+    mqtts:// URL (TLS) needs `ca`, the hall's CA certificate (DER), which the box checks the
+    broker's certificate against (carried as base64)."""
     host, port, box, password = protocol.parse_url(url)
     data = {"host": host, "port": port, "box": box, "password": password}
+    if protocol.is_tls(url):
+        if ca is None:
+            raise protocol.ProtocolError("an mqtts:// URL needs the hall's CA certificate")
+        data["ca"] = base64.b64encode(ca).decode()
     if ssid is not None:
         data["ssid"] = ssid
         data["wifi_password"] = wifi_password or ""
@@ -151,11 +178,21 @@ def deliver(box, flash, url, timeout):
         if code is not None and not box.link["connected"]:
             refused.append(code)
             return True
+        why = box.link["why"] or ""
+        if "certificate" in why and not box.link["connected"]:   # mbedTLS's refusal
+            refused.append(why)
+            return True
         return False
     ok = pump(box, done, timeout)
+    if refused and isinstance(refused[-1], str):
+        raise MatchboxError("--uplink", "the box refused the broker's certificate (%s): is "
+                            "--uplink-ca the CA of this hall, and the URL's host a name its "
+                            "certificate carries?" % refused[-1])
     if refused:
         raise MatchboxError("--uplink", "the broker refused box %r: %s" % (
             name, REFUSALS.get(refused[-1], "code %d" % refused[-1])))
     if not ok:
-        raise MatchboxError("--uplink", "not all delivered after %g s: %s" % (
-            timeout, progress(box, flash)))
+        why = box.link["why"]
+        raise MatchboxError("--uplink", "not all delivered after %g s: %s%s" % (
+            timeout, progress(box, flash), "; the box's last connection: %s" % why
+            if why and not box.link["connected"] else ""))

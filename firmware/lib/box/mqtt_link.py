@@ -15,6 +15,15 @@ acknowledgement between (a connection the broker no longer routes the acks to) c
 socket; the next attempt comes after a back-off doubling from 1 s to 16 s (set back to 1 s
 once the broker has the box).
 
+With the hall's CA in the settings ("ca", base64 DER: a hall served to a room speaks only TLS)
+the socket is wrapped in TLS once it is connected (`_tls`, MicroPython's mbedTLS; loaded only
+then): the broker's certificate must be signed by that CA and name the host the box connects
+to. The handshake runs on in the reads and writes of the steps that follow (non-blocking; the
+step that gets the broker's certificate does its checks and the key exchange: 55-70 ms on the
+unix port here, docs/performance.md). A certificate refused (mbedTLS's ValueError) or any other
+fault of the link is one line on the box's USB serial, `{"hall": "..."}`, and the connection
+is dropped and tried again after the back-off; the journal waits, nothing is lost.
+
 Names in the settings are resolved once per connect attempt, by socket.getaddrinfo: that call
 blocks (lwIP's resolver on a Pico W: up to its timeout when the DNS server does not answer), so
 a hall given by name can hold one step that long, once per attempt; give an IP address
@@ -91,11 +100,11 @@ def load(store, path=SETTINGS):
     try:
         f = store.open(path, "rb")
         try:
-            data = json.loads(f.read(1025))
+            data = json.loads(f.read(2049))
         finally:
             f.close()
     except ValueError:
-        raise SettingsError("%s: not JSON (or over 1 KB)" % path)
+        raise SettingsError("%s: not JSON (or over 2 KB)" % path)
     if not isinstance(data, dict):
         raise SettingsError("%s: not a JSON object" % path)
     for key in ("host", "box", "password"):
@@ -105,10 +114,11 @@ def load(store, path=SETTINGS):
     port = data.get("port", 1883)
     if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
         raise SettingsError("%s: port is not 1-65535" % path)
-    for key in ("ssid", "wifi_password"):
+    for key, most in (("ssid", 64), ("wifi_password", 64), ("ca", 1400)):
         v = data.get(key)
-        if v is not None and (not isinstance(v, str) or len(v) > 64):
-            raise SettingsError("%s: %s is not a string of at most 64 characters" % (path, key))
+        if v is not None and (not isinstance(v, str) or len(v) > most):
+            raise SettingsError("%s: %s is not a string of at most %d characters"
+                                % (path, key, most))
     return data
 
 
@@ -208,6 +218,17 @@ def _publish_in(packet, at):
     return packet[at + 2:topic], packet[body:], packet[topic:body]
 
 
+def _tls(sock, ca, host):
+    """The connected `sock` in TLS, the broker's certificate checked against the CA `ca`
+    (base64 DER) and for the name `host`; wrap_socket does not wait for the handshake."""
+    import tls   # pyright: ignore[reportMissingImports]  (MicroPython's mbedTLS)
+    from binascii import a2b_base64
+    ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
+    ctx.verify_mode = tls.CERT_REQUIRED
+    ctx.load_verify_locations(a2b_base64(ca))
+    return ctx.wrap_socket(sock, server_hostname=host, do_handshake_on_connect=False)
+
+
 class Wifi:
     """The Pico W's station join through network.WLAN. The radio is brought up here, when the
     link is made: box.runtime.start makes it at power-up before the game is shown and any key
@@ -273,21 +294,25 @@ class Link:
     above, or a board's stand-in), `tell(text)` (optional) hears what the link learns:
     `c` connected, `a HALL GAME SEQ` an acknowledgement (GAME `-` for none), `r CODE` the
     broker refused the box (CONNACK's code), `s` the broker refused the subscription,
-    `x WHY` the connection dropped."""
+    `x WHY` the connection dropped; `emit(line)` (optional) is the box's USB serial, where a
+    fault of the link (a certificate refused) is said."""
 
-    def __init__(self, settings, cursor, clock, wifi, tell=None):
+    def __init__(self, settings, cursor, clock, wifi, tell=None, emit=None):
         self.box = settings["box"]
         self.server = settings["host"]
         self.port = settings.get("port", 1883)
         self.password = settings["password"]
+        self.ca = settings.get("ca")   # the hall's CA: TLS
         self.journal_topic = ("matchbox/%s/journal" % self.box).encode()
         self.ack_topic = ("matchbox/%s/ack" % self.box).encode()
         self.cursor = cursor
         self.clock = clock
         self.wifi = wifi
         self.tell = tell
+        self.emit = emit
         self.state = _WIFI
         self.sock = None
+        self.raw = None      # the TCP socket (under the TLS one)
         self.poll = None
         self.inb = b""
         self.out = bytearray()   # what waits to go out (at most one packet and a PUBACK)
@@ -336,8 +361,12 @@ class Link:
             self._write(now)
         except OSError as exc:
             self._drop(now, "socket error %s" % (exc.args[0] if exc.args else "?"))
-        except Exception as exc:   # a fault of the link must not stop the box: said, dropped
-            self._drop(now, "%s: %s" % (type(exc).__name__, exc))
+        except Exception as exc:   # a fault of the link, or mbedTLS refusing the broker's
+            # certificate (ValueError), must not stop the box: said in one line, dropped
+            why = " ".join(("%s: %s" % (type(exc).__name__, exc)).split())
+            if self.emit:
+                self.emit('{"hall": "%s"}' % why.replace('"', "'"))
+            self._drop(now, why)
 
     # --- connecting ----------------------------------------------------------------------------
 
@@ -352,7 +381,7 @@ class Link:
             if exc.args[0] not in _EAGAIN:
                 s.close()
                 raise
-        self.sock = s
+        self.sock = self.raw = s
         self.poll = select.poll()
         self.poll.register(s, select.POLLOUT)
         self.state = _TCP
@@ -367,7 +396,12 @@ class Link:
         if ready[0][1] & _FAIL:
             self._drop(now, "connection refused")
             return
-        self.poll.modify(self.sock, select.POLLIN)
+        if self.ca:   # the handshake goes on in the reads and writes of the next steps
+            self.sock = _tls(self.sock, self.ca, self.server)
+            self.poll = select.poll()   # the TLS socket's: it knows what mbedTLS holds
+            self.poll.register(self.sock, select.POLLIN)
+        else:
+            self.poll.modify(self.sock, select.POLLIN)
         box = self.box.encode()
         # CONNECT: the protocol's name and level (4: 3.1.1), the flags user name, password and
         # clean session, the keepalive; the client id, the user name and the password
@@ -382,14 +416,16 @@ class Link:
     def _drop(self, now, why):
         """Close the connection; the next attempt after the back-off."""
         if self.sock is not None:
-            try:
-                self.sock.close()
-            except OSError:
-                pass
+            for s in (self.sock, self.raw):   # mbedTLS lets go of a socket it failed on
+                try:
+                    if s is not None:
+                        s.close()
+                except OSError:
+                    pass
             self.dropped += 1
         if self.tell:
             self.tell("x " + why)
-        self.sock = None
+        self.sock = self.raw = None
         self.poll = None
         self.inb = b""
         self.stalls = 0
@@ -423,6 +459,8 @@ class Link:
         except OSError as exc:
             if exc.args[0] not in _EAGAIN:
                 raise
+            return
+        if data is None:   # TLS: a record with nothing for the box yet (the handshake's)
             return
         if not data:
             self._drop(now, "the broker closed the connection")
@@ -570,4 +608,4 @@ def link(hw, journal, path=SETTINGS):
         wifi = Wifi(settings["ssid"], settings.get("wifi_password") or "")
     clock = getattr(hw, "net_ms", None) or hw.ticks_ms
     return Link(settings, Cursor(journal.store, journal.root, journal), clock, wifi,
-                getattr(hw, "tell", None))
+                getattr(hw, "tell", None), getattr(hw, "emit", None))
