@@ -267,6 +267,7 @@ class App:
     # --- feedback ----------------------------------------------------------------------------
 
     def _error(self, code, now):
+        self.entry.refused = True
         self.view.err = screens.error_slot(code)
         self.view.overlay = ERROR
         self.drawn = False   # drawn by key() with the error on top
