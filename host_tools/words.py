@@ -6,7 +6,7 @@ Every table here is keyed by the firmware's and the engine's own names, so a tes
 against them: the refusal codes (box.screens.errors(), the engine's IllegalAction codes), the
 keys (box.keys.NAMES, the faces as one row), the setup menu's items (box.setup's labels) and
 the words the displays show (box.screens). The vocabulary is the manuals': matchsticks /
-Streichhölzer / マッチ棒, revolution / Revolution / 革命, leader (the manual's dealer) / Geber / 親.
+Streichhölzer / マッチ棒, revolution / Revolution / 革命, dealer / Geber / 親.
 """
 from host_tools import resources
 from host_tools.reports import state_log
@@ -76,7 +76,7 @@ _EN = {
     "setup": "Setup menu",
     "setup_items": {
         "PL": "players (2-8)",
-        "dL": "first leader (the dealer)",
+        "dL": "first dealer",
         "Gh": "G/H expansion: 0, 2 or 4 copies of G and H",
         "rE": "revolution with 5 cards (4: house rule)",
         "St": "matchsticks in the box",
@@ -85,10 +85,10 @@ _EN = {
     "codes": "Refused: the code shows with Err, the game does not change",
     "code_rules": {
         "must-return": "no cards left: return a matchstick with PLAY; face keys are refused",
-        "cannot-pass": "the leader cannot pass: lead 1 to 5 cards",
+        "cannot-pass": "the dealer cannot pass: play 1 to 5 cards",
         "too-many-cards": "at most five cards in one play",
         "not-in-hand": "more cards than this seat holds",
-        "wrong-count": "play as many cards as the lead (or no cards keyed)",
+        "wrong-count": "play as many cards as the dealer did (or no cards keyed)",
         "not-stronger": "not stronger than the play on top",
         "no-such-value": "that value is not in this game (G or H without the expansion)",
         "no-such-card": "no such card left in the deck (all copies played)",
@@ -112,7 +112,8 @@ _EN = {
         "=9: 1": "preview: the cards play as 9 and cost 1 matchstick",
         "=_: -": "AS pressed: the value key is awaited",
         "----": "the table is empty",
-        "Err": "beside a code: that action was refused; the next key clears it",
+        "Err": "beside a code: that action was refused; a face key starts a new play, DEL "
+               "or AS mends the refused one",
         "rEuo|Hi 0": "revolution: the order is reversed, 0 is now the strongest",
         "PASS|ALL": "the strongest value: everyone else takes a matchstick, the cards are "
                     "cleared",
@@ -329,8 +330,8 @@ _DE = {
         "=9: 1": "Vorschau: die Karten gelten als 9 und kosten 1 Streichholz",
         "=_: -": "AS gedrückt: die Werttaste fehlt noch",
         "----": "der Tisch ist leer",
-        "Err": "neben einem Code: der Zug wurde abgelehnt; die nächste Taste löscht die "
-               "Meldung",
+        "Err": "neben einem Code: abgelehnt; eine Kartentaste beginnt neu, DEL oder AS "
+               "bessert die Eingabe aus",
         "rEuo|Hi 0": "Revolution: die Reihenfolge ist umgekehrt, jetzt ist 0 am stärksten",
         "PASS|ALL": "der stärkste Wert: alle anderen nehmen ein Streichholz, die Karten "
                     "werden abgeräumt",
@@ -565,7 +566,7 @@ _JA = {
         "=9: 1": "予告：カードは9として出て、マッチ棒1本",
         "=_: -": "AS の後：数字キーを待っている",
         "----": "場が空",
-        "Err": "コードと並んで：その手は出せない。次のキーで消える",
+        "Err": "コードと並んで：その手は出せない。数字キーで打ち直し、DEL や AS で直せる",
         "rEuo|Hi 0": "革命：強弱が逆転、いまは0が最強",
         "PASS|ALL": "最強の数字：他の全員がマッチ棒を1本取り、場が流れる",
         "out|P3": "席3がアガリ：手札0枚、マッチ棒0本",

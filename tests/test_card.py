@@ -57,6 +57,39 @@ def test_a_new_code_key_or_item_in_the_firmware_without_words_fails(monkeypatch,
             card.content(lang)
 
 
+# The seat that plays first, in each manual's own word (the manuals: dealer, Geber, 親), and
+# words a translator might reach for instead.
+DEALER = {"en": "dealer", "de": "Geber", "ja": "親"}
+NOT_DEALER = {"en": ("leader",), "de": ("Anführer", "Ausspieler", "Vorhand"),
+              "ja": ("リーダー", "ディーラー")}
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_the_first_player_has_the_manuals_word_everywhere(lang):
+    w = words.words(lang)
+    assert DEALER[lang] in w["setup_items"]["dL"]
+    assert DEALER[lang] in w["code_rules"]["cannot-pass"]
+    every = repr(w).lower()
+    assert not [other for other in NOT_DEALER[lang] if other.lower() in every]
+
+
+def test_the_english_docs_and_tools_say_dealer_too():
+    """README, docs/, hardware/ and the host's words, as a reader of the English manual finds
+    them (the record header's field is `dealer` as well)."""
+    from host_tools.terminal import words as terminal_words
+    from host_tools.reports import state_log
+    root = resources.CHECKOUT
+    paths = [os.path.join(root, "README.md"), os.path.join(root, "hardware", "README.md")]
+    paths += [os.path.join(root, "docs", n) for n in os.listdir(os.path.join(root, "docs"))
+              if n.endswith(".md")]
+    paths += [os.path.join(root, "docs", "en", "table.md"), terminal_words.__file__,
+              state_log.__file__]
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            assert "leader" not in f.read().lower(), path
+    assert "dealer" in terminal_words.status_lines("setup", None, "")[0]
+
+
 def test_the_words_the_screens_draw_are_all_explained():
     """Every word box.screens puts on a display (its bytes constants) is in a display example,
     a status line or the refusal codes the card explains."""

@@ -160,7 +160,7 @@ def test_status_lines():
             "ranking": [], "seats": [{"seat": s, "cards": 15 - s, "sticks": 1, "rank": None}
                                      for s in (1, 2, 3)]}
     first, second = words.status_lines("play", game, journal + "1: play 9 9  # x\n")
-    assert first == "Game  3 players · leader 2 · G/H 2 each · revolution at 4 · 52 sticks"
+    assert first == "Game  3 players · dealer 2 · G/H 2 each · revolution at 4 · 52 sticks"
     assert second == ("Now   P3 to act · 12 cards · 1 stick · table 2×9 by P2 · REVOLUTION · "
                       "supply 47")
     game.update(finished=True, ranking=[2, 3, 1])
@@ -175,7 +175,7 @@ def test_status_lines_show_the_defaults_of_header_lines_a_record_leaves_out():
             "supply": 40, "finished": False, "ranking": [],
             "seats": [{"seat": s, "cards": 15, "sticks": 0, "rank": None} for s in (1, 2)]}
     first, _ = words.status_lines("play", game, "players 2  # two\nsticks 30\n1: play 7\n")
-    assert first == "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 30 sticks"
+    assert first == "Game  2 players · dealer 1 · no G/H cards · revolution at 5 · 30 sticks"
 
 
 def test_card_in_the_setup_menu_is_explained_as_hands_bigger_than_the_deck():
@@ -409,7 +409,7 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
     t.wait_for(lambda t: t.readings()[0] == word("PL 4"))
     t.keys(START)
     t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
-    assert "Game  3 players · leader 1" in t.text()
+    assert "Game  3 players · dealer 1" in t.text()
     t.keys("5")
     # the entry and its preview ("=5: 0": plays as 5, costs no stick), table and turn stay
     t.wait_for(lambda t: t.displays()[2] == ([panels.face(5), 0, 0, 0], False))
@@ -487,7 +487,7 @@ def test_journal_option_starts_from_a_record(term, tmp_path):
                       "hands 15 15\n2: play 7 7\n")
     t = term("--journal", str(record))
     t.wait_for(lambda t: t.readings()[:2] == [word("2-7"), word("P1 F")])
-    assert "Game  2 players · leader 2" in t.text()
+    assert "Game  2 players · dealer 2" in t.text()
 
 
 def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
@@ -499,7 +499,7 @@ def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
     t = term("--journal", str(record), cols=max(240, len(warning) + 40))
     t.wait_for(lambda t: t.readings()[:2] == [word("LoSt"), word("   1")])   # the box says it too
     assert warning in t.text()     # at once, before any key
-    assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
+    assert "Game  2 players · dealer 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
     t.pump(session.NOTE_MS / 1000.0 + 0.5)
     assert warning in t.text()     # it stays until a key is pressed
     t.keys("u")
@@ -578,7 +578,7 @@ def test_pico_plays_on_the_emulated_rp2040():
         # the emulated chip runs at about half of real time: a key is a few tenths of a second
         t.keys(START, pause=0.5)
         t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")], seconds=60)
-        assert "Game  3 players · leader 1" in t.text()
+        assert "Game  3 players · dealer 1" in t.text()
         t.keys("5 ", pause=0.5)
         t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")], seconds=60)
         t.wait_for(lambda t: "P2 to act" in t.text(), seconds=30)

@@ -83,13 +83,13 @@ def status_lines(mode, game, journal):
     """Two lines about the setup and the game: `mode` and `game` as VBox.dump() gives
     them, `journal` the text of games/current.txt."""
     if mode == "setup" or game is None:
-        return ["Setup  PL players · dL leader · Gh G/H cards 0/2/4 · rE revolution 4/5",
+        return ["Setup  PL players · dL dealer · Gh G/H cards 0/2/4 · rE revolution 4/5",
                 "       St sticks · 1=15 seat 1's cards ... · PLAY: next, the last one starts"]
     setup = setup_of(journal)
     if setup is None:
         first = "Game  %d players" % game.get("players", 0)
     else:
-        first = "Game  %d players · leader %d · %s · revolution at %d · %d sticks" % (
+        first = "Game  %d players · dealer %d · %s · revolution at %d · %d sticks" % (
             setup.players, setup.dealer, EXPANSION_WORDS[setup.expansion],
             setup.revolution_size, setup.total_sticks)
     if mode == "ref":
@@ -102,7 +102,7 @@ def status_lines(mode, game, journal):
     turn = game.get("turn", 0)
     seat = next((s for s in game.get("seats", []) if s.get("seat") == turn), None)
     table = game.get("table")
-    parts = ["P%d %s" % (turn, "to act" if table else "leads")]
+    parts = ["P%d %s" % (turn, "to act" if table else "to act, the dealer")]
     if seat is not None:
         if seat["cards"] == 0:
             parts.append("no cards, PLAY returns a stick")
