@@ -154,6 +154,10 @@ _EN = {
     "web_help": "Hold a key with the mouse or a finger for a long press. A new box opens the "
                 "setup menu: PLAY through the items to start a game. Reloading the page is a "
                 "power cut: the game resumes from the record kept in this browser.",
+    "web_setup_help": "The box is in its setup menu (SEt beside the item): display 1 shows an "
+                      "item and its value. Key a value with the face keys (4 0 = 40); PLAY "
+                      "goes to the next item, DEL back, UNDO gives the item its default. PLAY "
+                      "after the last seat's cards starts the game.",
     "web_game": "The game",
     "web_no_game": "no game yet",
     "web_turn": "turn",
@@ -382,6 +386,10 @@ _DE = {
                 "öffnet das Einstellungsmenü: mit PLAY durch die Punkte, dann beginnt das "
                 "Spiel. Neu laden ist ein Stromausfall: das Spiel geht mit der Aufzeichnung "
                 "in diesem Browser weiter.",
+    "web_setup_help": "Die Box ist im Einstellungsmenü (SEt neben dem Punkt): Anzeige 1 zeigt "
+                      "einen Punkt und seinen Wert. Den Wert mit den Kartentasten eintippen "
+                      "(4 0 = 40); PLAY geht zum nächsten Punkt, DEL zurück, UNDO stellt die "
+                      "Vorgabe her. PLAY nach den Karten des letzten Spielers beginnt das Spiel.",
     "web_game": "Das Spiel",
     "web_no_game": "noch kein Spiel",
     "web_turn": "am Zug",
@@ -624,6 +632,9 @@ _JA = {
     "web_help": "マウスや指でキーを押したままにすると長押しです。新しいボックスは設定メニュー"
                 "から始まります：PLAY で項目を進めるとゲーム開始。ページの再読み込みは停電と"
                 "同じ：このブラウザに残る記録からゲームが続きます。",
+    "web_setup_help": "ボックスは設定メニューです（項目の横に SEt）：表示1に項目と値。数字キーで"
+                      "値を入れ（4 0 = 40）、PLAY で次の項目、DEL で前の項目、UNDO で初期値。"
+                      "最後の席の手札の後の PLAY でゲーム開始。",
     "web_game": "ゲーム",
     "web_no_game": "まだゲームなし",
     "web_turn": "手番",
