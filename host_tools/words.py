@@ -130,6 +130,7 @@ _EN = {
                   "matchsticks that costs (0: as it is, or turned over); empty: it cannot "
                   "become that value. Shaded: with the G/H expansion.",
     "face": "card",
+    "value": "value",
     "base": "base game",
     "expansion": "G/H",
     "order": "Weakest to strongest: 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H); a revolution "
@@ -363,6 +364,7 @@ _DE = {
                   "so viele Streichhölzer kostet das (0: wie sie ist oder umgedreht); leer: "
                   "dieser Wert ist unmöglich. Grau: mit der Erweiterung G/H.",
     "face": "Karte",
+    "value": "Wert",
     "base": "Grundspiel",
     "expansion": "G/H",
     "order": "Von schwächster zu stärkster: 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H); eine "
@@ -610,6 +612,7 @@ _JA = {
     "costs_note": "行はカード、列はそのカードを出せる数字：必要なマッチ棒の本数（0：そのまま、"
                   "またはひっくり返して）。空欄：その数字にはならない。網かけ：拡張 G/H。",
     "face": "カード",
+    "value": "数字",
     "base": "基本",
     "expansion": "G/H",
     "order": "弱い 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H) 強い。革命で強弱が逆転。",
