@@ -452,6 +452,18 @@ def test_an_error_code_is_shown_and_explained(term):
     t.wait_for(lambda t: t.readings()[3] == word("St 1"), seconds=6)
 
 
+def test_after_a_refused_play_a_face_key_starts_a_new_one_as_on_the_box(term):
+    t = term()
+    t.keys(START + "5 ")             # P1 plays a 5
+    t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
+    t.keys("3 ")                     # P2: a 3 is not stronger
+    t.wait_for(lambda t: t.readings()[2:] == [word("Lo"), word("Err")])
+    t.keys("7")                      # the firmware's entry starts again: 7, not 3 7
+    t.wait_for(lambda t: t.displays()[2] == ([panels.face(7), 0, 0, 0], False))
+    t.keys(" ")
+    t.wait_for(lambda t: t.readings()[:2] == [word("1-7"), word("P3 F")])
+
+
 def test_resizing_redraws_and_small_terminals_fall_back_to_text(term):
     t = term()
     t.keys(START + "5 ")
