@@ -68,8 +68,6 @@ class Entry:
         self.n = 0
         self.as_key = False   # AS pressed: the next face key is the declared value
         self.declared = -1    # the declared value, -1 = none
-        self.refused = False  # the app refused it: a face key starts a new entry, DEL and AS
-                              # mend this one
 
     def keyed(self):
         """Anything keyed (a face or AS): the entry is on the displays."""
@@ -79,13 +77,10 @@ class Entry:
         self.n = 0
         self.as_key = False
         self.declared = -1
-        self.refused = False
 
     def face(self, code):
         """A face key: a face of the play, or the declared value after AS. Returns None, or
         the engine's code of the refusal ('mixed-values', 'too-many-cards'); unchanged then."""
-        if self.refused:
-            self.clear()
         if self.as_key and self.declared < 0:
             self.declared = code
         elif self.as_key:
@@ -98,13 +93,11 @@ class Entry:
         return None
 
     def toggle_as(self):
-        self.refused = False
         self.as_key = not self.as_key
         self.declared = -1
 
     def delete(self):
         """DEL: the declared value, else AS, else the last face."""
-        self.refused = False
         if self.declared >= 0:
             self.declared = -1
         elif self.as_key:
