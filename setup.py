@@ -8,11 +8,14 @@ MicroPython WebAssembly build (`matchbox web` gets the npm package its lockfile 
 use: host_tools/wasm_cache.py). The version is firmware's box/version.py: the package and the
 firmware report the same one.
 """
+import atexit
 import os
 import re
 import shutil
+import tempfile
 
 from setuptools import setup
+from setuptools.command.build import build
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,6 +29,19 @@ def version():
 
 def _ignore(folder, names):
     return [n for n in names if n == "__pycache__" or n.startswith(".") or n.endswith(".pyc")]
+
+
+class Build(build):
+    """build, into a temporary folder outside the tree unless a build folder is asked for
+    (--build-base, setup.cfg): `pipx install .` and `pip install .` build in the checkout, and
+    setuptools' default build/ would leave a second copy of every module there for grep to
+    find. The folder goes when the build's process ends."""
+
+    def finalize_options(self):
+        if self.build_base == "build" and "build_base" not in self.distribution.get_option_dict("build"):
+            self.build_base = tempfile.mkdtemp(prefix="matchbox-build-")
+            atexit.register(shutil.rmtree, self.build_base, True)
+        super().finalize_options()
 
 
 class BuildPy(build_py):
@@ -46,4 +62,4 @@ class BuildPy(build_py):
             shutil.copyfile(os.path.join(HERE, "hardware", name), os.path.join(data, "hardware", name))
 
 
-setup(version=version(), cmdclass={"build_py": BuildPy})
+setup(version=version(), cmdclass={"build": Build, "build_py": BuildPy})

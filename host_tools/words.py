@@ -6,7 +6,7 @@ Every table here is keyed by the firmware's and the engine's own names, so a tes
 against them: the refusal codes (box.screens.errors(), the engine's IllegalAction codes), the
 keys (box.keys.NAMES, the faces as one row), the setup menu's items (box.setup's labels) and
 the words the displays show (box.screens). The vocabulary is the manuals': matchsticks /
-Streichhölzer / マッチ棒, revolution / Revolution / 革命, leader (the manual's dealer) / Geber / 親.
+Streichhölzer / マッチ棒, revolution / Revolution / 革命, dealer / Geber / 親.
 """
 from host_tools import resources
 from host_tools.reports import state_log
@@ -76,7 +76,7 @@ _EN = {
     "setup": "Setup menu",
     "setup_items": {
         "PL": "players (2-8)",
-        "dL": "first leader (the dealer)",
+        "dL": "first dealer",
         "Gh": "G/H expansion: 0, 2 or 4 copies of G and H",
         "rE": "revolution with 5 cards (4: house rule)",
         "St": "matchsticks in the box",
@@ -85,10 +85,10 @@ _EN = {
     "codes": "Refused: the code shows with Err, the game does not change",
     "code_rules": {
         "must-return": "no cards left: return a matchstick with PLAY; face keys are refused",
-        "cannot-pass": "the leader cannot pass: lead 1 to 5 cards",
+        "cannot-pass": "the dealer cannot pass: play 1 to 5 cards",
         "too-many-cards": "at most five cards in one play",
         "not-in-hand": "more cards than this seat holds",
-        "wrong-count": "play as many cards as the lead (or no cards keyed)",
+        "wrong-count": "play as many cards as the dealer did (or no cards keyed)",
         "not-stronger": "not stronger than the play on top",
         "no-such-value": "that value is not in this game (G or H without the expansion)",
         "no-such-card": "no such card left in the deck (all copies played)",
@@ -112,7 +112,8 @@ _EN = {
         "=9: 1": "preview: the cards play as 9 and cost 1 matchstick",
         "=_: -": "AS pressed: the value key is awaited",
         "----": "the table is empty",
-        "Err": "beside a code: that action was refused; the next key clears it",
+        "Err": "beside a code: that action was refused; a face key starts a new play, DEL "
+               "or AS mends the refused one",
         "rEuo|Hi 0": "revolution: the order is reversed, 0 is now the strongest",
         "PASS|ALL": "the strongest value: everyone else takes a matchstick, the cards are "
                     "cleared",
@@ -129,6 +130,7 @@ _EN = {
                   "matchsticks that costs (0: as it is, or turned over); empty: it cannot "
                   "become that value. Shaded: with the G/H expansion.",
     "face": "card",
+    "value": "value",
     "base": "base game",
     "expansion": "G/H",
     "order": "Weakest to strongest: 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H); a revolution "
@@ -162,6 +164,10 @@ _EN = {
     "web_help": "Hold a key with the mouse or a finger for a long press. A new box opens the "
                 "setup menu: PLAY through the items to start a game. Reloading the page is a "
                 "power cut: the game resumes from the record kept in this browser.",
+    "web_setup_help": "The box is in its setup menu (SEt beside the item): display 1 shows an "
+                      "item and its value. Key a value with the face keys (4 0 = 40); PLAY "
+                      "goes to the next item, DEL back, UNDO gives the item its default. PLAY "
+                      "after the last seat's cards starts the game.",
     "web_game": "The game",
     "web_no_game": "no game yet",
     "web_turn": "turn",
@@ -205,7 +211,17 @@ _EN = {
     "hall_cards": "cards",
     "hall_sticks": "sticks",
     "hall_place": "place",
-    "hall_games_points": "finished games: {games}; points per place: {points}",
+    "hall_games_done": "Finished games: {games}.",
+    "hall_points_places": "Points: in a game of n players, place 1 gets n\u00a0−\u00a01, "
+                          "place 2 gets n\u00a0−\u00a02, and so on; the last place gets 0.",
+    "hall_points_given": "Points: {points}; places further down get 0.",
+    "hall_points_place": "place {place}: {points}",
+    "hall_act_play": "Seat {seat} played {faces}",
+    "hall_act_play_as": "Seat {seat} played {faces} as {value}",
+    "hall_act_pass": "Seat {seat} passed",
+    "hall_act_return": "Seat {seat} returned a matchstick",
+    "hall_act_undo": "Undo: the action before was taken back",
+    "hall_display_names": ("table", "turn", "cards", "sticks"),
     "hall_player": "player",
     "hall_points": "points",
     "hall_games": "games",
@@ -338,8 +354,8 @@ _DE = {
         "=9: 1": "Vorschau: die Karten gelten als 9 und kosten 1 Streichholz",
         "=_: -": "AS gedrückt: die Werttaste fehlt noch",
         "----": "der Tisch ist leer",
-        "Err": "neben einem Code: der Zug wurde abgelehnt; die nächste Taste löscht die "
-               "Meldung",
+        "Err": "neben einem Code: abgelehnt; eine Kartentaste beginnt neu, DEL oder AS "
+               "bessert die Eingabe aus",
         "rEuo|Hi 0": "Revolution: die Reihenfolge ist umgekehrt, jetzt ist 0 am stärksten",
         "PASS|ALL": "der stärkste Wert: alle anderen nehmen ein Streichholz, die Karten "
                     "werden abgeräumt",
@@ -357,6 +373,7 @@ _DE = {
                   "so viele Streichhölzer kostet das (0: wie sie ist oder umgedreht); leer: "
                   "dieser Wert ist unmöglich. Grau: mit der Erweiterung G/H.",
     "face": "Karte",
+    "value": "Wert",
     "base": "Grundspiel",
     "expansion": "G/H",
     "order": "Von schwächster zu stärkster: 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H); eine "
@@ -388,6 +405,10 @@ _DE = {
                 "öffnet das Einstellungsmenü: mit PLAY durch die Punkte, dann beginnt das "
                 "Spiel. Neu laden ist ein Stromausfall: das Spiel geht mit der Aufzeichnung "
                 "in diesem Browser weiter.",
+    "web_setup_help": "Die Box ist im Einstellungsmenü (SEt neben dem Punkt): Anzeige 1 zeigt "
+                      "einen Punkt und seinen Wert. Den Wert mit den Kartentasten eintippen "
+                      "(4 0 = 40); PLAY geht zum nächsten Punkt, DEL zurück, UNDO stellt die "
+                      "Vorgabe her. PLAY nach den Karten des letzten Spielers beginnt das Spiel.",
     "web_game": "Das Spiel",
     "web_no_game": "noch kein Spiel",
     "web_turn": "am Zug",
@@ -457,7 +478,18 @@ _DE = {
     "hall_cards": "Karten",
     "hall_sticks": "Hölzer",
     "hall_place": "Platz",
-    "hall_games_points": "beendete Spiele: {games}; Punkte je Platz: {points}",
+    "hall_games_done": "Beendete Spiele: {games}.",
+    "hall_points_places": "Punkte: in einem Spiel mit n Spielern bekommt Platz 1 "
+                          "n\u00a0−\u00a01 Punkte, Platz 2 n\u00a0−\u00a02 und so weiter; der "
+                          "letzte Platz bekommt 0.",
+    "hall_points_given": "Punkte: {points}; weiter hinten 0.",
+    "hall_points_place": "Platz {place}: {points}",
+    "hall_act_play": "Spieler {seat} spielt {faces}",
+    "hall_act_play_as": "Spieler {seat} spielt {faces} als {value}",
+    "hall_act_pass": "Spieler {seat} passt",
+    "hall_act_return": "Spieler {seat} gibt ein Streichholz zurück",
+    "hall_act_undo": "UNDO: der Zug davor wurde zurückgenommen",
+    "hall_display_names": ("Tisch", "Zug", "Karten", "Hölzer"),
     "hall_player": "Spieler",
     "hall_points": "Punkte",
     "hall_games": "Spiele",
@@ -582,7 +614,7 @@ _JA = {
         "=9: 1": "予告：カードは9として出て、マッチ棒1本",
         "=_: -": "AS の後：数字キーを待っている",
         "----": "場が空",
-        "Err": "コードと並んで：その手は出せない。次のキーで消える",
+        "Err": "コードと並んで：その手は出せない。数字キーで打ち直し、DEL や AS で直せる",
         "rEuo|Hi 0": "革命：強弱が逆転、いまは0が最強",
         "PASS|ALL": "最強の数字：他の全員がマッチ棒を1本取り、場が流れる",
         "out|P3": "席3がアガリ：手札0枚、マッチ棒0本",
@@ -597,6 +629,7 @@ _JA = {
     "costs_note": "行はカード、列はそのカードを出せる数字：必要なマッチ棒の本数（0：そのまま、"
                   "またはひっくり返して）。空欄：その数字にはならない。網かけ：拡張 G/H。",
     "face": "カード",
+    "value": "数字",
     "base": "基本",
     "expansion": "G/H",
     "order": "弱い 0 1 2 3 4 5 6 7 8 9 A b C d E F (G H) 強い。革命で強弱が逆転。",
@@ -627,6 +660,9 @@ _JA = {
     "web_help": "マウスや指でキーを押したままにすると長押しです。新しいボックスは設定メニュー"
                 "から始まります：PLAY で項目を進めるとゲーム開始。ページの再読み込みは停電と"
                 "同じ：このブラウザに残る記録からゲームが続きます。",
+    "web_setup_help": "ボックスは設定メニューです（項目の横に SEt）：表示1に項目と値。数字キーで"
+                      "値を入れ（4 0 = 40）、PLAY で次の項目、DEL で前の項目、UNDO で初期値。"
+                      "最後の席の手札の後の PLAY でゲーム開始。",
     "web_game": "ゲーム",
     "web_no_game": "まだゲームなし",
     "web_turn": "手番",
@@ -694,7 +730,16 @@ _JA = {
     "hall_cards": "手札",
     "hall_sticks": "マッチ棒",
     "hall_place": "順位",
-    "hall_games_points": "終わったゲーム：{games}。順位ごとの点：{points}",
+    "hall_games_done": "終わったゲーム：{games}。",
+    "hall_points_places": "点：n人のゲームでは1位が n−1 点、2位が n−2 点…と続き、最下位は0点。",
+    "hall_points_given": "点：{points}。それより下の順位は0点。",
+    "hall_points_place": "{place}位 {points}点",
+    "hall_act_play": "席{seat}が {faces} を出した",
+    "hall_act_play_as": "席{seat}が {faces} を {value} として出した",
+    "hall_act_pass": "席{seat}がパス",
+    "hall_act_return": "席{seat}がマッチ棒を1本返した",
+    "hall_act_undo": "取り消し：直前の手を取り消した",
+    "hall_display_names": ("場", "手番", "手札", "マッチ棒"),
     "hall_player": "プレイヤー",
     "hall_points": "点",
     "hall_games": "ゲーム",

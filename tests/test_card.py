@@ -57,6 +57,39 @@ def test_a_new_code_key_or_item_in_the_firmware_without_words_fails(monkeypatch,
             card.content(lang)
 
 
+# The seat that plays first, in each manual's own word (the manuals: dealer, Geber, 親), and
+# words a translator might reach for instead.
+DEALER = {"en": "dealer", "de": "Geber", "ja": "親"}
+NOT_DEALER = {"en": ("leader",), "de": ("Anführer", "Ausspieler", "Vorhand"),
+              "ja": ("リーダー", "ディーラー")}
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_the_first_player_has_the_manuals_word_everywhere(lang):
+    w = words.words(lang)
+    assert DEALER[lang] in w["setup_items"]["dL"]
+    assert DEALER[lang] in w["code_rules"]["cannot-pass"]
+    every = repr(w).lower()
+    assert not [other for other in NOT_DEALER[lang] if other.lower() in every]
+
+
+def test_the_english_docs_and_tools_say_dealer_too():
+    """README, docs/, hardware/ and the host's words, as a reader of the English manual finds
+    them (the record header's field is `dealer` as well)."""
+    from host_tools.terminal import words as terminal_words
+    from host_tools.reports import state_log
+    root = resources.CHECKOUT
+    paths = [os.path.join(root, "README.md"), os.path.join(root, "hardware", "README.md")]
+    paths += [os.path.join(root, "docs", n) for n in os.listdir(os.path.join(root, "docs"))
+              if n.endswith(".md")]
+    paths += [os.path.join(root, "docs", "en", "table.md"), terminal_words.__file__,
+              state_log.__file__]
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            assert "leader" not in f.read().lower(), path
+    assert "dealer" in terminal_words.status_lines("setup", None, "")[0]
+
+
 def test_the_words_the_screens_draw_are_all_explained():
     """Every word box.screens puts on a display (its bytes constants) is in a display example,
     a status line or the refusal codes the card explains."""
@@ -134,6 +167,56 @@ def test_the_card_embeds_fonts_for_every_character_and_its_pages_render(tmp_path
     w = words.words(lang)
     for phrase in (w["title"], w["display_names"][3], w["code_rules"]["cannot-pass"][:12]):
         assert phrase.split()[0] in read, (phrase, read[:400])
+
+
+def drawn(lang, side):
+    """The texts one side of the A4 card draws: {text: its matplotlib Text}, and the page."""
+    from matplotlib.figure import Figure
+    c = card.content(lang)
+    size = card.PAPERS["a4"]
+    page = card.Page(Figure(figsize=(size[0] / 25.4, size[1] / 25.4)), size,
+                     card.font_files(lang), 1.0, 12.0)
+    side(page, c)
+    texts = {}
+    for t in page.ax.texts:
+        texts.setdefault(t.get_text(), []).append(t)
+    return texts, page
+
+
+def is_bold(artists, bold):
+    """In the bold font file, or (a font with one weight) with its outline stroked under it."""
+    return any(t.get_fontproperties().get_file() == bold or t.get_path_effects() for t in artists)
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_every_key_is_set_bold_the_long_presses_too(lang):
+    """A key's name is bold on the card in every language: in the bold font, or (Japanese has
+    one weight) thickened by a stroke of its colour."""
+    texts, page = drawn(lang, card.front)
+    bold = card.font_files(lang)[1]
+    for row in words.key_rows():
+        assert is_bold(texts[words.key_label(row, lang)], bold), row
+    assert [t.get_fontproperties().get_file() for t in texts["PLAY"]] == [bold]
+    held = texts[words.key_label("DEL held", lang)]
+    if lang == "ja":   # 長押し: IPAexGothic, stroked under the text, which stays text
+        assert [bool(t.get_path_effects()) for t in held] == [True, False]
+        assert held[0].get_zorder() < held[1].get_zorder()
+    else:
+        assert [t.get_fontproperties().get_file() for t in held] == [bold]
+
+
+@pytest.mark.parametrize("lang", words.LANGUAGES)
+def test_the_cost_tables_corner_says_values_across_and_cards_down(lang):
+    w = words.words(lang)
+    texts, page = drawn(lang, card.back)
+    across, down = texts[card.ACROSS % w["value"]][-1], texts[card.DOWN % w["face"]][-1]
+    assert "\u2192" in across.get_text() and "\u2193" in down.get_text()
+    (ax, ay), (dx, dy) = across.get_position(), down.get_position()
+    # one above the other, both ending over the cards' column, left of the values
+    assert ay < dy and ax == dx and across.get_ha() == down.get_ha() == "right"
+    head = page.margin + 0.13 * page.full
+    assert head - 6 < ax < head
+    assert not [t for t in texts if t.endswith("\u2192") and t != across.get_text()]
 
 
 def test_a_japanese_glyph_the_font_lacks_is_refused_before_drawing(tmp_path, monkeypatch):

@@ -133,8 +133,12 @@ def test_dry_run_without_a_board_lists_what_a_fresh_board_gets(capsys, fw, tmp_p
     status, out, err = _matchbox(capsys, "flash", "--port", str(tmp_path / "no-such-port"),
                                  "--firmware", str(fw), "--dry-run")
     assert status == 0, out + err
-    assert "no board at %s" % (tmp_path / "no-such-port") in out
-    assert "on a fresh board (no firmware on it yet) flash would copy 6 files" in out
+    first = out.splitlines()[0]
+    assert first.startswith("dry run: no board to compare with (no board at %s: no such device"
+                            % (tmp_path / "no-such-port"))
+    assert first.endswith("so nothing was compared; a fresh Pico (MicroPython, no box on it yet) "
+                          "would get these 6 files, modules as mpy v%d.%d bytecode:"
+                          % build.mpy_version()[:2])
     copied = [ln for ln in out.splitlines() if ln.startswith("would copy [")]
     staged = dict(build.stage(str(tmp_path / "expect"), root=str(fw)))
     assert sorted(ln.split()[3] for ln in copied) == sorted(staged)
@@ -343,6 +347,18 @@ def test_auto_with_no_board(capsys, monkeypatch):
     status, out, err = _matchbox(capsys, "flash")
     assert status == 2
     assert err.startswith("matchbox flash: no Pico running MicroPython found")
+
+
+def test_dry_run_with_no_pico_plugged_in_says_so_once(capsys, fw, monkeypatch):
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
+    status, out, err = _matchbox(capsys, "flash", "--firmware", str(fw), "--dry-run")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == ("dry run: no Pico is plugged in, so nothing was compared; a fresh Pico "
+                        "(MicroPython, no box on it yet) would get these 6 files, modules as "
+                        "mpy v%d.%d bytecode:" % build.mpy_version()[:2])
+    assert out.count("plugged in") == 1 and "2e8a" not in out
+    assert [ln.split()[:2] for ln in lines[1:-1]] == [["would", "copy"]] * 6
 
 
 def test_busy_port(capsys, pico, fw):

@@ -2,6 +2,7 @@
 360 px wide, as a phone shows it: every table with its displays drawn by the firmware's
 screens, whose turn, the places, the standings; a box's new lines reach the open page by
 Server-Sent Events, without a reload, and the other tables' cards stay as they were."""
+import re
 import shutil
 import subprocess
 
@@ -10,6 +11,7 @@ import pytest
 from hall_helpers import CLI, Hall, enrol, game_ops
 
 from host_tools import words
+from host_tools.virtual.display_svg import GAP, MARGIN, MODULE_W
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -25,6 +27,34 @@ CARDS_JS = """() => [...document.querySelectorAll('section.table')].map(c => ({
   box: c.dataset.box, text: c.innerText,
   img: c.querySelector('img.displays') ? c.querySelector('img.displays').naturalWidth : 0,
   width: c.getBoundingClientRect().width}))"""
+
+
+LAST_JS = """() => Object.fromEntries([...document.querySelectorAll('section.table')].map(c =>
+  [c.dataset.box, [...c.querySelectorAll('ul.last li')].map(li => li.textContent)]))"""
+# Each label's centre and the centre of the display above it (display_svg's geometry: 5 mm
+# margins, 50 mm displays, 6 mm gaps), in pixels, and its text's size.
+LABELS_JS = """box => {
+  const card = document.querySelector('section.table[data-box=' + box + ']');
+  const img = card.querySelector('img.displays').getBoundingClientRect();
+  const mm = img.width / (2 * %s + 4 * %s + 3 * %s);
+  return [...card.querySelectorAll('.labels span')].map((s, i) => {
+    const r = s.getBoundingClientRect();
+    return {text: s.textContent, px: parseFloat(getComputedStyle(s).fontSize),
+            centre: r.left + r.width / 2, display: img.left + mm * (%s + %s / 2 + i * (%s + %s)),
+            below: r.top >= img.bottom - 1, width: r.width, room: mm * %s};
+  });
+}""" % (MARGIN, MODULE_W, GAP, MARGIN, MODULE_W, MODULE_W, GAP, MODULE_W)
+
+
+def check_labels(page, lang):
+    """The unfinished table's displays are named under them in the page's language, each
+    centred under its display, in text at least 11 px high; the finished one's are not."""
+    labels = page.evaluate(LABELS_JS, "t2")
+    assert [l["text"] for l in labels] == list(words.words(lang)["hall_display_names"])
+    for label in labels:
+        assert label["px"] >= 11 and label["below"], label
+        assert abs(label["centre"] - label["display"]) < 2 and label["width"] <= label["room"], label
+    assert page.evaluate(LABELS_JS, "t1") == []
 
 
 def sim(flash, url, keys):
@@ -60,6 +90,31 @@ def test_the_page_at_360_px(tmp_path):
             assert page.evaluate("document.documentElement.scrollWidth") <= 360
             assert all(c["width"] <= 360 and c["img"] > 0 for c in cards.values())
             assert "P%d" % game.ranking[0] in page.inner_text("#standings")
+            # the last actions in words, the seat named, no list number; the displays named
+            # under their pictures at the page's size of text; the points in plain words
+            raw = {t["box"]: t["last"] for t in page.evaluate(
+                "fetch('/tables.json').then(r => r.json())")}
+            shown = page.evaluate(LAST_JS)
+            assert shown["t1"] == page.evaluate("l => l.map(actionWords)", raw["t1"])
+            assert shown["t1"] and all(re.fullmatch(r"Seat \d (played [0-9A-HbdC ]+( as [0-9A-HbdC])?"
+                                                    r"|passed|returned a matchstick)|Undo: .*", a)
+                                       for a in shown["t1"] + shown["t2"]), shown
+            assert page.evaluate("document.querySelectorAll('ol').length") == 0
+            assert page.evaluate("getComputedStyle(document.querySelector('ul.last'))"
+                                 ".listStyleType") == "none"
+            for line, said in (("2: play 3 B as D", "Seat 2 played 3 b as d"),
+                               ("1: PLAY 7 7", "Seat 1 played 7 7"), ("3: pass", "Seat 3 passed"),
+                               ("4: return", "Seat 4 returned a matchstick"),
+                               ("undo", "Undo: the action before was taken back"),
+                               ("play 5", "play 5")):
+                assert page.evaluate("actionWords", line) == said
+            check_labels(page, "en")
+            assert words.words("en")["hall_points_places"] in page.inner_text("#standings")
+            assert "n - place" not in page.inner_text("body")
+            assert page.evaluate("pointsWords([10, 6, 4])") == (
+                "Points: place 1: 10, place 2: 6, place 3: 4; places further down get 0.")
+            svg = page.evaluate("fetch(document.querySelector('img.displays').src).then(r => r.text())")
+            assert "<svg" in svg and "<text" not in svg   # no labels drawn inside the picture
             before = cards["t2"]["text"]
             page.evaluate("document.querySelector('section.table[data-box=t1]').kept = 1")
             sim(str(tmp_path / "t2"), urls["t2"], [k for op in started[4:] for k in op])
@@ -83,6 +138,11 @@ def test_the_page_at_360_px(tmp_path):
             assert ja["hall_to_act"].split("{")[0] in cards["t2"]["text"]
             assert page.get_attribute("section.table[data-box=t1] img", "alt") == \
                 ja["hall_displays_of"].replace("{box}", "t1")
+            assert all(a.startswith("席") or a.startswith("取り消し")
+                       for a in page.evaluate(LAST_JS)["t1"])
+            assert page.evaluate("actionWords", "2: play 3 B as D") == "席2が 3 b を d として出した"
+            check_labels(page, "ja")
+            assert ja["hall_points_places"] in page.inner_text("#standings")
             # the Japanese words in IPAexGothic, which the hall serves (no system font needed)
             assert page.evaluate("document.fonts.ready.then(() => [...document.fonts]"
                                  ".map(f => f.family + ' ' + f.status))") == ["IPAexGothic loaded"]
@@ -95,6 +155,9 @@ def test_the_page_at_360_px(tmp_path):
             assert german.inner_text("h1[data-w=hall_standings]") == de["hall_standings"]
             assert de["hall_finished"] in german.inner_text("section.table[data-box=t1]")
             assert german.evaluate("[...document.fonts].map(f => f.status)") == ["unloaded"]
+            assert german.evaluate("actionWords", "1: play 7 as C") == "Spieler 1 spielt 7 als C"
+            check_labels(german, "de")
+            assert de["hall_points_places"] in german.inner_text("#standings")
             assert errors == []
             browser.close()
     finally:

@@ -160,9 +160,8 @@ def test_status_lines():
             "ranking": [], "seats": [{"seat": s, "cards": 15 - s, "sticks": 1, "rank": None}
                                      for s in (1, 2, 3)]}
     first, second = words.status_lines("play", game, journal + "1: play 9 9  # x\n")
-    assert first == "Game  3 players · leader 2 · G/H 2 each · revolution at 4 · 52 sticks"
-    assert second == ("Now   P3 to act · 12 cards · 1 stick · table 2×9 by P2 · REVOLUTION · "
-                      "supply 47")
+    assert first == "Game  3 players · dealer 2 · G/H 2 each · revolution at 4 · 52 sticks"
+    assert second == "Turn  P3 · 12 cards · 1 stick · top 2×9 by P2 · REVOLUTION · supply 47"
     game.update(finished=True, ranking=[2, 3, 1])
     assert "ranking P2 P3 P1" in words.status_lines("finished", game, journal)[1]
     assert words.status_lines("setup", None, "")[0].startswith("Setup")
@@ -170,12 +169,32 @@ def test_status_lines():
         assert len(line) <= 78
 
 
+def test_every_status_line_fits_an_80_column_terminal():
+    """The longest each line gets: eight seats, two-digit sticks, the G/H expansion, a
+    revolution, a negative supply, a full ranking; in every mode."""
+    journal = "players 8\ndealer 8\nexpansion gh4\nrevolution 4\nsticks 99\n"
+    game = {"players": 8, "turn": 8, "table": {"value": "H", "count": 5, "seat": 7, "sticks": 9},
+            "revolution": True, "strongest": "0", "supply": -12, "finished": False, "ranking": [],
+            "seats": [{"seat": s, "cards": 15, "sticks": 10, "rank": None} for s in range(1, 9)]}
+    lines = []
+    for mode in ("setup", "play", "ref"):
+        lines += words.status_lines(mode, game, journal)
+    game["seats"][7]["cards"] = 0
+    lines += words.status_lines("play", game, journal)
+    assert words.hint("play", game) == "No cards left: Space (PLAY) returns a stick"
+    game.update(finished=True, ranking=list(range(1, 9)))
+    lines += words.status_lines("finished", game, journal)
+    assert [line for line in lines if len(line) > words.STATUS_WIDTH] == []
+    assert words.status_lines("ref", game, journal)[1].startswith("Ref   a face key: 3-9.1")
+    assert words.hint("play", dict(game, finished=False, turn=1)) == words.HINTS["play"]
+
+
 def test_status_lines_show_the_defaults_of_header_lines_a_record_leaves_out():
     game = {"players": 2, "turn": 1, "table": None, "revolution": False, "strongest": "F",
             "supply": 40, "finished": False, "ranking": [],
             "seats": [{"seat": s, "cards": 15, "sticks": 0, "rank": None} for s in (1, 2)]}
     first, _ = words.status_lines("play", game, "players 2  # two\nsticks 30\n1: play 7\n")
-    assert first == "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 30 sticks"
+    assert first == "Game  2 players · dealer 1 · no G/H cards · revolution at 5 · 30 sticks"
 
 
 def test_card_in_the_setup_menu_is_explained_as_hands_bigger_than_the_deck():
@@ -409,7 +428,7 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
     t.wait_for(lambda t: t.readings()[0] == word("PL 4"))
     t.keys(START)
     t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
-    assert "Game  3 players · leader 1" in t.text()
+    assert "Game  3 players · dealer 1" in t.text()
     t.keys("5")
     # the entry and its preview ("=5: 0": plays as 5, costs no stick), table and turn stay
     t.wait_for(lambda t: t.displays()[2] == ([panels.face(5), 0, 0, 0], False))
@@ -419,9 +438,9 @@ def test_keys_start_a_game_and_a_play_shows_on_the_table(term):
                                 ([panels.mask("="), panels.face(5), 0, panels.face(0)], True)]
     t.keys(" ")
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
-    t.wait_for(lambda t: "P2 to act · 15 cards · 1 stick · table 1×5 by P1" in t.text())
+    t.wait_for(lambda t: "Turn  P2 · 15 cards · 1 stick · top 1×5 by P1" in t.text())
     t.keys("p")   # P2 passes and takes a stick from the supply
-    t.wait_for(lambda t: "P3 to act" in t.text() and "supply 36" in t.text())
+    t.wait_for(lambda t: "Turn  P3 ·" in t.text() and "supply 36" in t.text())
 
 
 def test_an_error_code_is_shown_and_explained(term):
@@ -431,6 +450,18 @@ def test_an_error_code_is_shown_and_explained(term):
     assert "Error LEAd: " + words.ERROR_HELP["cannot-pass"] in t.text()
     # the error goes away by itself after a while, on the virtual clock that follows ours
     t.wait_for(lambda t: t.readings()[3] == word("St 1"), seconds=6)
+
+
+def test_after_a_refused_play_a_face_key_starts_a_new_one_as_on_the_box(term):
+    t = term()
+    t.keys(START + "5 ")             # P1 plays a 5
+    t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
+    t.keys("3 ")                     # P2: a 3 is not stronger
+    t.wait_for(lambda t: t.readings()[2:] == [word("Lo"), word("Err")])
+    t.keys("7")                      # the firmware's entry starts again: 7, not 3 7
+    t.wait_for(lambda t: t.displays()[2] == ([panels.face(7), 0, 0, 0], False))
+    t.keys(" ")
+    t.wait_for(lambda t: t.readings()[:2] == [word("1-7"), word("P3 F")])
 
 
 def test_resizing_redraws_and_small_terminals_fall_back_to_text(term):
@@ -468,6 +499,31 @@ def test_ctrl_c_quits_too(term):
     assert not any(alive(pid) for pid, _ in boards)
 
 
+def test_quitting_a_game_that_is_not_kept_asks_first(term):
+    t = term()
+    t.keys(START + "5 ")
+    t.wait_for(lambda t: t.readings()[0] == word("1-5"))
+    t.keys("q")                     # no --flash: the game would be lost, so it asks
+    t.wait_for(lambda t: words.QUIT_UNKEPT in t.text())
+    assert t.status is None and alive(t.pid)
+    t.keys("p")                     # any other key plays on (and is carried out)
+    t.wait_for(lambda t: words.QUIT_UNKEPT not in t.text() and "Turn  P3 ·" in t.text())
+    t.keys("q")
+    t.wait_for(lambda t: words.QUIT_UNKEPT in t.text())
+    t.keys("q")                     # q again quits
+    assert t.wait_exit() == 0
+
+
+def test_ctrl_c_says_the_game_was_not_kept(term):
+    t = term()
+    t.keys(START)
+    t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")])
+    t.keys("\x03")
+    assert t.wait_exit() == 0
+    t.pump(0.3)
+    assert "matchbox sim: " + words.LOST_UNKEPT in t.text().replace("\n", "")
+
+
 def test_a_game_survives_a_restart_with_flash(term, tmp_path):
     flash = str(tmp_path / "flash")
     t = term("--flash", flash)
@@ -478,7 +534,7 @@ def test_a_game_survives_a_restart_with_flash(term, tmp_path):
     assert "1: play 5" in (tmp_path / "flash" / "games" / "current.txt").read_text()
     t = term("--flash", flash)
     t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")])
-    assert "table 1×5 by P1" in t.text()
+    assert "top 1×5 by P1" in t.text()
 
 
 def test_journal_option_starts_from_a_record(term, tmp_path):
@@ -487,7 +543,7 @@ def test_journal_option_starts_from_a_record(term, tmp_path):
                       "hands 15 15\n2: play 7 7\n")
     t = term("--journal", str(record))
     t.wait_for(lambda t: t.readings()[:2] == [word("2-7"), word("P1 F")])
-    assert "Game  2 players · leader 2" in t.text()
+    assert "Game  2 players · dealer 2" in t.text()
 
 
 def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
@@ -499,7 +555,7 @@ def test_a_record_with_an_error_warns_when_the_simulator_opens(term, tmp_path):
     t = term("--journal", str(record), cols=max(240, len(warning) + 40))
     t.wait_for(lambda t: t.readings()[:2] == [word("LoSt"), word("   1")])   # the box says it too
     assert warning in t.text()     # at once, before any key
-    assert "Game  2 players · leader 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
+    assert "Game  2 players · dealer 1 · no G/H cards · revolution at 5 · 40 sticks" in t.text()
     t.pump(session.NOTE_MS / 1000.0 + 0.5)
     assert warning in t.text()     # it stays until a key is pressed
     t.keys("u")
@@ -578,12 +634,14 @@ def test_pico_plays_on_the_emulated_rp2040():
         # the emulated chip runs at about half of real time: a key is a few tenths of a second
         t.keys(START, pause=0.5)
         t.wait_for(lambda t: t.readings()[:2] == [word("----"), word("P1 F")], seconds=60)
-        assert "Game  3 players · leader 1" in t.text()
+        assert "Game  3 players · dealer 1" in t.text()
         t.keys("5 ", pause=0.5)
         t.wait_for(lambda t: t.readings()[:2] == [word("1-5"), word("P2 F")], seconds=60)
-        t.wait_for(lambda t: "P2 to act" in t.text(), seconds=30)
+        t.wait_for(lambda t: "Turn  P2 ·" in t.text(), seconds=30)
         boards = board_processes(t.pid)
         assert boards   # node, running the harness
+        t.keys("q")   # the game is not kept (no --flash): asked, then quit
+        t.wait_for(lambda t: words.QUIT_UNKEPT in t.text(), seconds=30)
         t.keys("q")
         assert t.wait_exit(30) == 0
         assert not any(alive(pid) for pid, _ in boards)

@@ -74,7 +74,7 @@ def expected(game, ranked_before, act):
     if events & FINISHED:
         lines.append("game over: ranking %s" % " ".join(str(s) for s in game.ranking))
     elif events & CLEARED:
-        lines.append("table cleared: seat %d leads" % game.turn)
+        lines.append("table cleared: seat %d is the dealer" % game.turn)
     return lines
 
 
@@ -172,7 +172,7 @@ def test_new_game_and_jumps():
     out = log_of(run_watch([first, later, writer.to_json(fresh), writer.to_json(fresh)]))
     assert out == ["watching: 4 players, seat 2 to act",
                    "the state jumped (lines missed?): seat 4 to act",
-                   "new game: 3 players, cards 10 11 12, seat 2 leads"]  # the repeat adds nothing
+                   "new game: 3 players, cards 10 11 12, seat 2 is the dealer"]  # the repeat adds nothing
 
 
 def test_screen_redraws_with_seats_turn_and_log():

@@ -172,6 +172,44 @@ def test_whole_game_clicked_and_typed_matches_the_virtual_box(page):
     assert log[-1] == "game over: ranking 1 3 2"
 
 
+SETUP_JS = """() => ({open: !document.getElementById('setup').hidden,
+  items: [...document.querySelectorAll('#setup-items li')].map(li => li.textContent),
+  now: [...document.querySelectorAll('#setup-items li.now')].map(li => li.dataset.item),
+  happened: !document.getElementById('happened').hidden && !document.getElementById('log').hidden})"""
+
+
+def test_the_setup_menu_is_explained_and_what_happened_waits_for_the_game(page):
+    from host_tools import words
+    said = words.words("en")
+    shown = page.evaluate(SETUP_JS)
+    assert shown["open"] and shown["now"] == ["PL"] and not shown["happened"]
+    assert shown["items"] == ["%s %s" % (words.SETUP_SHOWN[item], said["setup_items"][item])
+                              for item in words.setup_items()]
+    assert page.inner_text("#setup h2") == said["setup"]
+    assert page.inner_text("#setup p") == said["web_setup_help"]
+    enter(page, "3", by_click=True)
+    enter(page, "PLAY", by_click=False)
+    assert page.evaluate(SETUP_JS)["now"] == ["dL"]
+    for word in ["PLAY"] * 4:
+        enter(page, word, by_click=True)
+    assert page.evaluate(SETUP_JS)["now"] == ["1=14"]   # the seats' cards, one item
+    for word in ["PLAY"] * 3:
+        enter(page, word, by_click=True)
+    shown = page.evaluate(SETUP_JS)
+    assert not shown["open"] and shown["happened"]
+    assert page.evaluate(PANEL_JS)["log"]                   # the heading has its lines
+    enter(page, "MENU:long", by_click=True)                 # the menu again, for a new game
+    assert page.evaluate(SETUP_JS)["open"] and page.evaluate(SETUP_JS)["now"] == ["PL"]
+
+
+def test_the_keypad_labels_its_faces_as_the_displays_show_them(page):
+    labels = page.evaluate("Object.fromEntries([...document.querySelectorAll('#keypad [data-key]')]"
+                           ".map(b => [b.dataset.key, b.textContent]))")
+    assert labels["B"] == "b" and labels["D"] == "d"
+    assert [labels[k] for k in "0123456789ACEF"] == list("0123456789ACEF")
+    assert page.evaluate("document.querySelector('[data-key=G]').textContent") == "G"
+
+
 def test_keyboard_alone_tab_to_a_key_and_press_it(page):
     with VBox() as box:
         box.boot()

@@ -10,7 +10,7 @@ outlines, the firmware's font), not set in a font's letters.
 
 matplotlib draws it and writes the PDF (its PDF backend, the fonts embedded as TrueType). The
 text is set in matplotlib's own DejaVu Sans, the Japanese in IPAexGothic (the PyPI package
-matplotlib-fontja); every string is held against its font's character map before anything is
+matplotlib-fontja; it has one weight, so its bold is its outline stroked under it); every string is held against its font's character map before anything is
 drawn, so a glyph cannot go missing. The lines are broken here (matplotlib does not wrap to a
 width), between words, or between characters in Japanese.
 """
@@ -34,7 +34,10 @@ SHADE = "#f0f0f0"
 LIT = "#c4161c"         # a lit segment: red, dark enough for a grey printer
 UNLIT = "#ececec"
 FACE = "#fbfbfb"
-ARROW = "%s \u2192"    # the cost table's corner: the cards down, the values across
+# the cost table's corner, over the cards' column: the values across, the cards down
+ACROSS = "%s \u2192"
+DOWN = "%s \u2193"
+FAUX_BOLD = 0.05        # the stroke that thickens a font with one weight, in ems (see Page.font)
 
 
 def font_files(lang):
@@ -96,7 +99,7 @@ def texts(c):
     out += [t for row in c["keys"] for t in row]
     out += [t for _, t in c["setup"] + c["status"] + c["codes"]]
     out += ["%d" % n for n in range(10)] + ["%d  " % n for n in range(1, 5)]
-    out += [ARROW % w["face"]]
+    out += [ACROSS % w["value"], DOWN % w["face"]]
     return out
 
 
@@ -174,18 +177,29 @@ class Page:
         step = size * self.scale * PT * leading
         lines = self.lines(text, width, size, bold)
         for i, line in enumerate(lines):
-            self.ax.text(x, y + i * step, line, fontproperties=self.font(line, bold),
-                         fontsize=size * self.scale, color=color, va="top", ha="left")
+            self.text(x, y + i * step, line, size, bold, color, va="top", ha="left")
         return step * len(lines)
 
     def centre(self, x, y, text, size, bold=False, color=INK):
-        self.ax.text(x, y, text, fontproperties=self.font(text, bold), fontsize=size * self.scale,
-                     color=color, va="center", ha="center")
+        self.text(x, y, text, size, bold, color, va="center", ha="center")
+
+    def text(self, x, y, text, size, bold, color, **align):
+        """One line of text at (x, y) mm, bold as font() sets it."""
+        font = self.font(text, bold)
+        if bold and font is self.fonts[0]:
+            # a font with one weight: its outline stroked under the text thickens it (the text
+            # itself stays text in the PDF, to search and copy)
+            from matplotlib import patheffects
+            self.ax.text(x, y, text, fontproperties=font, fontsize=size * self.scale,
+                         color=color, zorder=2.9, path_effects=[patheffects.Stroke(
+                             linewidth=FAUX_BOLD * size * self.scale, foreground=color)], **align)
+        self.ax.text(x, y, text, fontproperties=font, fontsize=size * self.scale, color=color,
+                     **align)
 
     def font(self, text, bold):
         """The bold font when asked for and it has every character of the text, else the
-        regular one (IPAexGothic has one weight: Japanese text stays regular, and a key's
-        name in it is set in DejaVu Sans Bold)."""
+        regular one (IPAexGothic has one weight: Japanese bold text, a key's long press
+        `DEL 長押し` too, is the regular font thickened by a stroke of its own colour, text())."""
         if bold and all(ord(ch) in self.bold_cmap for ch in text if ch.strip()):
             return self.fonts[1]
         return self.fonts[0]
@@ -333,8 +347,11 @@ def back(page, c):
     ch = min(cell * 0.95, 8 * s)
     dgt = ch * 0.62
     dgw = dgt * display_svg.DIGIT_W / display_svg.DIGIT_H
-    page.write(x0, y + 0.2 * s, ARROW % w["face"], head - 2 * s, 7.5, bold=True,
-               color=GREY)
+    # the corner: the values across (this row), the cards down (the column under it)
+    corner = x0 + head - 4 * s
+    step = 7.5 * s * PT * 1.2
+    for i, text in enumerate((ACROSS % w["value"], DOWN % w["face"])):
+        page.text(corner, y + 0.1 * s + i * step, text, 7.5, True, GREY, va="top", ha="right")
     page.box(x0 + head + c["base"] * cell, y - 1.2 * s, (values - c["base"]) * cell,
              ch * (values + 1) + 2.4 * s, SHADE)
     for v in range(values):

@@ -27,7 +27,7 @@ from mpremote.transport import TransportExecError
 from host_tools.resources import BOARD_PINMAP, FIRMWARE, PINMAP_SOURCE
 from host_tools.device import build
 from host_tools.device.board_info import describe, incompatibility, unsupported
-from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
+from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, NoPico, connect
 from host_tools.errors import CANNOT, VERDICT, MatchboxError, read_bounded, seconds_in
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
@@ -164,7 +164,7 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
             board = connect(port, timeout=timeout)
         except BoardError as exc:
             if dry_run:
-                return _dry_run_fresh(stage_dir, local, source, str(exc))
+                return _dry_run_fresh(stage_dir, local, source, exc)
             return _error(str(exc))
         with board:
             try:
@@ -179,16 +179,18 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
                 return _error("lost the board on %s: %s" % (board.port, exc))
 
 
-def _dry_run_fresh(stage_dir, local, source, reason):
-    """--dry-run with no board to compare against: list what a fresh board would receive."""
-    print("no board to compare with (%s)" % reason)
+def _dry_run_fresh(stage_dir, local, source, exc):
+    """--dry-run with no board to compare against: say so once, then list what a fresh board
+    would receive."""
     kind = "as .py sources" if source else "modules as mpy v%d.%d bytecode" % build.mpy_version()[:2]
-    print("on a fresh board (no firmware on it yet) flash would copy %d files, %s:" % (len(local), kind))
+    why = "no Pico is plugged in" if isinstance(exc, NoPico) else "no board to compare with (%s)" % exc
+    print("dry run: %s, so nothing was compared; a fresh Pico (MicroPython, no box on it yet) "
+          "would get these %d files, %s:" % (why, len(local), kind))
     copy, _ = plan(local, {})
     for i, path in enumerate(copy, 1):
         print("would copy [%d/%d] %s (%d bytes)" % (i, len(copy), path[1:],
                                                    os.path.getsize(stage_dir + path)))
-    print("dry run: %d to copy to a fresh board; a board that has firmware gets only the files "
+    print("dry run: %d to copy to a fresh board; a Pico with the box on it gets only the files "
           "that differ; no board was touched" % len(copy))
     return 0
 

@@ -24,6 +24,7 @@ from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
 from host_tools.virtual.board_link import BUTTONS
+from host_tools.virtual.display_text import face_text
 
 PAGE = resources.WEBPAGE
 WASM = resources.WASM
@@ -73,9 +74,18 @@ def segment_style(count):
 
 
 def _key(name, extra=""):
+    """A key's button, labelled as the displays show the face (b, d) or by the button's name."""
     hint = KEYBOARD.get(name, name.lower() if len(name) == 1 else "")
+    label = face_text(name) if extra == "" else name
     return ('<button type="button" class="key%s" data-key="%s" title="%s (keyboard: %s)">%s</button>'
-            % (extra, name, name, hint, name))
+            % (extra, name, label, hint, label))
+
+
+def setup_items():
+    """The setup menu's items as a new box shows them, each with a place for its meaning
+    (page.js sets it from host_tools.words' setup_items in the reader's language)."""
+    return "".join('<li data-item="%s"><code>%s</code> <span></span></li>'
+                   % (item, words.SETUP_SHOWN[item]) for item in words.setup_items())
 
 
 def page_html(pinmap):
@@ -86,7 +96,9 @@ def page_html(pinmap):
     return (html.replace("{{displays}}", displays_markup(pinmap))
             .replace("{{segment_style}}", segment_style(len(pinmap["displays"])))
             .replace("{{keypad}}", keypad).replace("{{buttons}}", buttons)
-            .replace("{{words}}", words.page_script(("web_", "log_"), ("display_names",))))
+            .replace("{{setup_items}}", setup_items())
+            .replace("{{words}}", words.page_script(("web_", "log_"),
+                                                    ("display_names", "setup", "setup_items"))))
 
 
 def _copy(src, dest):

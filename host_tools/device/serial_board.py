@@ -37,6 +37,10 @@ class BoardError(MatchboxError):
     """A problem with the board or the port: the message is meant for the user as is."""
 
 
+class NoPico(BoardError):
+    """`--port auto` found no Pico running MicroPython on USB (flash --dry-run says it plainly)."""
+
+
 MICROPYTHON_PICO = (RASPBERRY_PI_VID, 0x0005)   # MicroPython's USB ids on an RP2040
 # A module of the box's code, where `matchbox flash` and `matchbox uf2` put it (littlefs)
 BOX_MODULES = ("/lib/box/version.mpy",)
@@ -59,7 +63,7 @@ def find_pico(wanted="Pico running MicroPython", hint=""):
     picos = sorted([p for p in ports if (p.vid, p.pid) == MICROPYTHON_PICO], key=lambda p: p.device)
     if not picos:
         seen = "; USB serial devices seen: %s" % ", ".join(_usb_name(p) for p in ports) if ports else ""
-        raise BoardError("no %s found: no Pico running MicroPython (USB 2e8a:0005) is plugged "
+        raise NoPico("no %s found: no Pico running MicroPython (USB 2e8a:0005) is plugged "
                          "in%s; give --port to use another device%s" % (wanted, seen, hint))
     if len(picos) > 1:
         raise BoardError("%d Picos running MicroPython are plugged in: %s; give --port with "

@@ -52,11 +52,7 @@ def panels_of(game):
     return out
 
 
-def labels():
-    roles = [d["role"].split(":")[0] for d in resources.load_pinmap()["displays"]]
-    return ["%d %s" % (i + 1, role) for i, role in enumerate(roles[:DISPLAYS])]
-
-
 def picture(game):
-    """The SVG text of the four displays for a game."""
-    return display_svg.picture(panels_of(game), labels())
+    """The SVG text of the four displays for a game, without labels: the page names the
+    displays under the picture in the reader's language, at the page's size of text."""
+    return display_svg.picture(panels_of(game))

@@ -6,6 +6,7 @@ import functools
 
 from host_tools import resources
 from host_tools.virtual.board_link import BUTTONS, HOLD_MS, LONG_MS
+from host_tools.virtual.display_text import face_text
 
 def action(key):
     """What a key from curses get_wch() does: ("key", NAME, hold_ms) for a box key,
@@ -72,5 +73,4 @@ def short_keys(cols):
 def legend():
     """The keypad's rows of faces, as the pin map lays them out."""
     rows = resources.load_pinmap()["keypad"]["legend"]
-    shapes = {"B": "b", "D": "d"}  # the box shows b and d in lower case
-    return [[shapes.get(c, c) for c in row] for row in rows]
+    return [[face_text(c) for c in row] for row in rows]   # as the displays show them: b, d

@@ -6,7 +6,7 @@ import time
 
 from host_tools.terminal.keyboard import BUTTONS, EXTRAS, KEYMAP, legend, short_keys
 from host_tools.terminal.layout import layout
-from host_tools.terminal.words import HINTS, explain, status_lines
+from host_tools.terminal.words import explain, hint, status_lines
 from host_tools.virtual import display_text as art
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
@@ -186,7 +186,7 @@ class Painter:
         else:
             text = explain(box.displays(), s.errors, s.mode)
             if not text:
-                text = HINTS.get(s.mode, "")
+                text = hint(s.mode, s.game)
                 attr = A["dim"]
         tone = s.hearing() if box.mode == "running" else ""
         if tone:

@@ -3,7 +3,7 @@ mode, the game, notes, the tone heard), the virtual clock kept up with the wall 
 keyboard's actions carried out on the box."""
 import time
 
-from host_tools.terminal.words import firmware_errors, firmware_tones, tone_words
+from host_tools.terminal.words import QUIT_UNKEPT, firmware_errors, firmware_tones, tone_words
 from host_tools.virtual.board_link import GAP_MS, LONG_MS
 
 BANNER = "SIMULATION - virtual Pico, no hardware"
@@ -18,8 +18,10 @@ TONE_MS = 1500        # how long the status line shows a tone of the buzzer
 class Session:
     """The box plus what the screen needs to know about it."""
 
-    def __init__(self, box):
+    def __init__(self, box, keeps=True):
         self.box = box
+        self.keeps = keeps        # whether the box's flash outlives the simulator (--flash)
+        self.quitting = False     # q pressed once with a game that is not kept: asked
         self.errors = firmware_errors()
         self.mode = "none"
         self.game = None
@@ -77,7 +79,12 @@ class Session:
         """Carry out an action(); returns False to quit."""
         kind = act[0]
         if kind == "quit":
-            return False
+            if self.keeps or self.quitting or not self.unkept():
+                return False
+            self.quitting = True
+            self.say(QUIT_UNKEPT, until_key=True)
+            return True
+        self.quitting = False
         box = self.box
         if kind == "key":
             if self.note_until is None:
@@ -103,6 +110,10 @@ class Session:
                 self.say("Display %d unplugged: the box goes on without it" % (act[1] + 1))
         self.last = time.monotonic()
         return True
+
+    def unkept(self):
+        """Whether quitting now loses a game: one set up or played, and no --flash folder."""
+        return not self.keeps and self.game is not None
 
     def tick(self):
         """Let the virtual clock catch up with the wall clock."""

@@ -20,6 +20,7 @@ import signal
 import sys
 
 from host_tools.errors import VERDICT, MatchboxError, one_line
+from host_tools.terminal import words
 from host_tools.terminal.keyboard import action
 from host_tools.terminal.painter import Painter
 from host_tools.terminal.session import Session
@@ -91,15 +92,18 @@ def run(args, record=None, warning=None, devices=None):
     old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     failure = None
     status = 0
+    session = None
     try:
         box.boot()
-        session = Session(box)
+        session = Session(box, keeps=bool(getattr(args, "flash", None)))
         session.refresh()
         if warning:
             session.say(warning, until_key=True)
         status = curses.wrapper(_main_loop, session)
     except KeyboardInterrupt:
         status = 0     # Ctrl-C is a key of the simulator: quit (docs/display.md)
+        if session is not None and session.unkept():   # at once, without q's question
+            print("matchbox sim: " + words.LOST_UNKEPT, file=sys.stderr)
     except BoxError as exc:
         failure = MatchboxError("the box failed", one_line(exc), VERDICT)
     except curses.error as exc:

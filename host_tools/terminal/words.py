@@ -34,6 +34,13 @@ HINTS = {
     "finished": "m: the setup menu for a new game",
 }
 
+# Quitting a game the simulator does not keep (no --flash folder): asked first, and said after
+# Ctrl-C, which quits at once.
+QUIT_UNKEPT = "Without --flash DIR this game is lost: q again quits, any other key plays on"
+LOST_UNKEPT = "the game was not kept: `matchbox sim --flash DIR` keeps games across restarts"
+
+STATUS_WIDTH = 78   # a status line's most characters: it starts in column 2 of 80
+
 EXPANSION_WORDS = {"none": "no G/H cards", "gh2": "G/H 2 each", "gh4": "G/H 4 each"}
 
 
@@ -80,41 +87,52 @@ def _plural(n, word):
 
 
 def status_lines(mode, game, journal):
-    """Two lines about the setup and the game: `mode` and `game` as VBox.dump() gives
-    them, `journal` the text of games/current.txt."""
+    """Two lines about the setup and the game, each at most STATUS_WIDTH characters (an 80-column
+    terminal): `mode` and `game` as VBox.dump() gives them, `journal` the text of
+    games/current.txt."""
     if mode == "setup" or game is None:
-        return ["Setup  PL players · dL leader · Gh G/H cards 0/2/4 · rE revolution 4/5",
+        return ["Setup  PL players · dL dealer · Gh G/H cards 0/2/4 · rE revolution 4/5",
                 "       St sticks · 1=15 seat 1's cards ... · PLAY: next, the last one starts"]
     setup = setup_of(journal)
     if setup is None:
         first = "Game  %d players" % game.get("players", 0)
     else:
-        first = "Game  %d players · leader %d · %s · revolution at %d · %d sticks" % (
+        first = "Game  %d players · dealer %d · %s · revolution at %d · %d sticks" % (
             setup.players, setup.dealer, EXPANSION_WORDS[setup.expansion],
             setup.revolution_size, setup.total_sticks)
     if mode == "ref":
-        return [first, "Quick reference: a face key shows a value it can become, the point "
-                       "and its cost; again: next; MENU back"]
+        return [first, "Ref   a face key: 3-9.1 = 3 as 9 for 1 stick; the same key: next · "
+                       "MENU: back"]
     if game.get("finished"):
         ranking = " ".join("P%d" % s for s in game.get("ranking", []))
-        return [first, "Game over · ranking %s · MENU: setup for a new game · UNDO takes back"
-                % ranking]
+        return [first, "Game over · ranking %s · MENU: new game · UNDO: take back" % ranking]
     turn = game.get("turn", 0)
-    seat = next((s for s in game.get("seats", []) if s.get("seat") == turn), None)
+    seat = _seat_to_act(game)
     table = game.get("table")
-    parts = ["P%d %s" % (turn, "to act" if table else "leads")]
+    parts = ["P%d" % turn if table else "P%d (dealer)" % turn]
     if seat is not None:
-        if seat["cards"] == 0:
-            parts.append("no cards, PLAY returns a stick")
-        else:
-            parts.append(_plural(seat["cards"], "card"))
+        parts.append(_plural(seat["cards"], "card"))
         parts.append(_plural(seat["sticks"], "stick"))
     if table:
-        parts.append("table %d×%s by P%d" % (table["count"], table["value"], table["seat"]))
+        parts.append("top %d×%s by P%d" % (table["count"], table["value"], table["seat"]))
     if game.get("revolution"):
         parts.append("REVOLUTION")
     parts.append("supply %d" % game.get("supply", 0))
-    return [first, "Now   " + " · ".join(parts)]
+    return [first, "Turn  " + " · ".join(parts)]
+
+
+def _seat_to_act(game):
+    turn = game.get("turn", 0)
+    return next((s for s in game.get("seats", []) if s.get("seat") == turn), None)
+
+
+def hint(mode, game):
+    """What to do next (the message line when nothing else is to be said): HINTS by mode, and
+    for a seat with no cards left, that PLAY returns a stick."""
+    seat = _seat_to_act(game) if mode == "play" and game else None
+    if seat is not None and seat["cards"] == 0:
+        return "No cards left: Space (PLAY) returns a stick"
+    return HINTS.get(mode, "")
 
 
 def explain(readings, errors, mode="play"):

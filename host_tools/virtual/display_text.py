@@ -105,3 +105,13 @@ def render(masks, colon=False, width=3, height=5, ascii=False, unlit=False):
         lines.append("".join(ch if state == LIT or (unlit and state == UNLIT) else " "
                              for ch, state in row).rstrip())
     return lines
+
+
+def face_text(face):
+    """A face key's character ('0'-'9', 'A'-'H', either case) as a person reads it on the
+    displays: the firmware's shape of the face, read as the chip model reads it (B and D are
+    drawn b and d)."""
+    from host_tools import resources
+    from host_tools.virtual.ht16k33 import READING
+    cards = resources.firmware_module("tycoon.cards")
+    return READING[cards.SHAPES[cards.parse_char(face)]]

@@ -34,7 +34,7 @@ SITUATIONS = {
                                        "P2's cards: 14", "P2's sticks: 1"],
               "After P1's play: one card worth 9 on the table, P2 to act"),
     "error": (_GAME + " PASS", ["table: empty", "turn: P1, F strongest", "error code", "Err"],
-              "PASS on an empty table: LEAd, the leader cannot pass"),
+              "PASS on an empty table: LEAd, the dealer cannot pass"),
     "revolution": (_GAME + " 7 7 7 7 1 AS 7 PLAY", ["table: five 7s", "turn: P2, revolution, 0",
                                                "rEuo: revolution", "Hi 0: 0 is strongest"],
                    "Five 7s (a 1 completed to a 7): a revolution, announced for a moment"),

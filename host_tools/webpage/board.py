@@ -21,9 +21,11 @@ import replay_portable
 import state_log
 from ht16k33 import VirtualBus, VirtualHT16K33
 from box import journal as box_journal, pins, runtime
+from box.setup import HANDS
 from tycoon import notation
 
 MASK = parts.MASK
+MODES = ("setup", "play", "ref", "finished")   # box.screens' modes, by number
 
 
 class Buzzer(parts.PWM):
@@ -74,6 +76,7 @@ class PageBoard(parts.VirtualBoard):
         self.dirty = False
         self.lines = []       # hw.emit lines not yet handed to the page
         self.seen = [-1] * len(self.chips)   # chip transactions drawn so far
+        self.where = None     # the app's mode and setup item last told to the page
         self.hw = PageHW(self)
 
     def idle(self):
@@ -143,7 +146,8 @@ def frame(full):
     """JSON of what changed since the last frame: "d" displays (masks, colon, lit) and "t"
     their reading in text (for screen readers), "b" tones (hz, duty), "s" the last state with
     "order" and "table", "log" what happened (entries of state_log.PHRASES: the page words
-    them in the reader's language), "flash" when the journal's
+    them in the reader's language), "m" the app's mode and setup item [MODES name, item or
+    -1] when they changed, "flash" when the journal's
     files changed; "" for nothing."""
     global _state
     b = _board
@@ -173,6 +177,11 @@ def frame(full):
                 out["table"] = state_log.table_entry(cur)
         b.lines = []
         out["log"] = log
+    view = _app.view.mode
+    where = [MODES[view], min(_app.setup.item, HANDS) if view == 0 and _app.setup else -1]
+    if full or where != b.where:
+        b.where = where
+        out["m"] = where
     if b.dirty:
         out["flash"] = 1
         b.dirty = False

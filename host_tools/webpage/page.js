@@ -121,6 +121,7 @@ function show(frameText) {
     });
   }
   if (f.b) for (const [hz, duty] of f.b) tone(hz, duty);
+  if (f.m) setupShown(f.m);
   if (f.s) panel(f.s, f.order, f.table);
   if (f.log) log(f.log);
   if (f.flash) saveFlash();
@@ -173,8 +174,17 @@ function panel(s, order, table) {
   }
 }
 
+// The setup menu explained while it is open, as the terminal simulator does, with the item on
+// the displays now marked: m is [the app's mode, the setup item (the hands one item)].
+function setupShown(m) {
+  const open = m[0] === "setup";
+  $("setup").hidden = !open;
+  document.querySelectorAll("#setup-items li").forEach((li, i) => li.classList.toggle("now", open && i === m[1]));
+}
+
 function log(lines) {
   const list = $("log");
+  if (lines.length) { list.hidden = false; $("happened").hidden = false; }
   for (const line of lines) {
     const li = document.createElement("li");
     li.textContent = worded(line);
@@ -292,6 +302,7 @@ async function loadRecord(event) {
   queue.length = 0;
   current = null;
   $("log").textContent = "";
+  $("log").hidden = $("happened").hidden = true;
   show(board.boot(Math.floor(performance.now())));
   say(window.W("web_loaded", { name: file.name }), false);
 }
@@ -356,6 +367,10 @@ async function start() {
     const label = svg.querySelector(":scope > text");
     const name = window.W("display_names")[i];
     if (label && name) label.textContent = (i + 1) + " " + name;
+  });
+  const items = window.W("setup_items");   // what each setup item is, in the reader's language
+  document.querySelectorAll("#setup-items li").forEach((li) => {
+    li.querySelector("span").textContent = items[li.dataset.item];
   });
   document.body.dataset.ready = "1";
   say(window.W("web_on"), false);   // the page's words, in the reader's language

@@ -187,6 +187,29 @@ def test_five_faces_show_a_point_and_a_sixth_is_refused():
     assert screen(app, bus).split("|")[2] == "8888."
     press(app, "8")
     assert app.entry.n == 5 and screen(app, bus) == "----|P1 F|1-5 |Err "
+    press(app, "9")                        # after a refusal a face key starts a new play
+    assert screen(app, bus) == "----|P1 F|9   |=9: 0"
+
+
+def test_after_a_refused_play_a_face_key_starts_a_new_one_and_del_or_as_mend_it():
+    app, bus, clock, journal = started()
+    press(app, "1", "7", "PLAY")           # seat 1: two values and no AS, refused
+    assert screen(app, bus) == "----|P1 F|diFF|Err "
+    press(app, "AS", "7", "PLAY")          # AS mends the refused entry: 1 7 as 7, 1 stick
+    assert app.game.last_action()[2:] == ((1, 7), 7, True)
+    press(app, "5", "5", "PLAY")           # seat 2: two 5s are not stronger than two 7s
+    assert screen(app, bus) == "2-7 |P2 F|Lo  |Err "
+    press(app, "9")                        # a face key starts a new play, not 5 5 9
+    assert screen(app, bus) == "2-7 |P2 F|9   |=9: 0"
+    press(app, "9", "PLAY")
+    assert app.game.last_action()[2:] == ((9, 9), 9, False)
+    press(app, "PASS")                     # seat 1 passes: seat 2 leads, one card left
+    press(app, "A", "A", "PLAY")           # more cards than the seat holds, refused
+    assert screen(app, bus).split("|")[2:] == ["HAnd", "Err "]
+    press(app, "DEL")                      # DEL mends it: one A left
+    assert screen(app, bus).split("|")[2:] == ["A   ", "=A: 0"]
+    press(app, "PLAY")
+    assert app.game.last_action()[2:] == ((10,), 10, False)
 
 
 def test_undo_takes_back_actions_to_the_start():

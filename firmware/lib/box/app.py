@@ -56,6 +56,7 @@ class App:
         self.until = 0              # end of the error or announcement on screen
         self.emit_due = False       # a state line to send on the serial after this key
         self.drawn = False          # this key's new state is drawn and sent already
+        self.refused = False        # the last key was refused: a face key starts a new entry
         self.page = 0
         self.page_at = 0
         self.refresh_at = ticks_ms()
@@ -185,7 +186,10 @@ class App:
 
     def _play_key(self, code, now):
         entry = self.entry
+        after_refusal, self.refused = self.refused, False
         if code <= K.H:
+            if after_refusal:   # a face key starts a new entry (DEL and AS mend the refused one)
+                entry.clear()
             # a player who must return a stick plays no cards: only PLAY (the return) or UNDO
             refused = "must-return" if self.game.must_return() else entry.face(code)
             if refused is not None:
@@ -267,6 +271,7 @@ class App:
     # --- feedback ----------------------------------------------------------------------------
 
     def _error(self, code, now):
+        self.refused = True
         self.view.err = screens.error_slot(code)
         self.view.overlay = ERROR
         self.drawn = False   # drawn by key() with the error on top

@@ -1,4 +1,4 @@
-"""The new-game menu: players, first leader, expansion, revolution size, sticks, hands.
+"""The new-game menu: players, first dealer, expansion, revolution size, sticks, hands.
 
 One item at a time: hex keys set its value, PLAY goes to the next item (and starts the game
 after the last hand), DEL goes back, UNDO restores the item's default. Two-digit items

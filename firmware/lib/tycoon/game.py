@@ -385,7 +385,7 @@ class Game:
                     if i != p and not self.ranks[i]:
                         self.sticks[i] += 1
                 events |= FORCED
-        elif self.top_value < 0:   # a leader with no cards returned: the next seat leads
+        elif self.top_value < 0:   # a dealer with no cards returned: the next seat is dealer
             clear = False
         else:
             # the table clears when every seat still in the game but the one on top declined
