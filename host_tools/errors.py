@@ -15,8 +15,7 @@ Also here: the argparse types for bounded numbers, and a bounded read of an inpu
 import argparse
 import errno
 import os
-
-from host_tools import files
+import stat
 
 VERDICT = 1
 CANNOT = 2
@@ -26,6 +25,23 @@ TERMINATED = 143
 # The largest game record a command reads (sim --journal, report): far more than a game takes
 # (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
 MAX_RECORD = 1024 * 1024
+
+
+# Why a file cannot be used, by errno (else the OS's own words, in lower case)
+REASONS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "it is a directory",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOTDIR: "a part of its path is not a directory",
+}
+
+# What a path names when it is not a regular file, by os.stat's mode
+KINDS = ((stat.S_ISDIR, "it is a directory"),
+         (stat.S_ISCHR, "it is a device, not a file"),
+         (stat.S_ISBLK, "it is a device, not a file"),
+         (stat.S_ISFIFO, "it is a FIFO (a named pipe), not a file"),
+         (stat.S_ISSOCK, "it is a socket, not a file"))
 
 
 class MatchboxError(Exception):
@@ -49,6 +65,23 @@ class Stopped(MatchboxError):
 
     def __init__(self, why="terminated (SIGTERM)", status=TERMINATED):
         MatchboxError.__init__(self, "stopped", why, status)
+
+
+def reason(exc):
+    """The reason an OSError gives, short and in lower case ('no such file')."""
+    text = REASONS.get(exc.errno)
+    if text is None:
+        text = (exc.strerror or str(exc) or type(exc).__name__).lower()
+    return text
+
+
+def not_regular(mode):
+    """Why a file of this st_mode is not a file a command reads or replaces (a folder, a
+    device, a FIFO, a socket), or None for a regular file (or a symbolic link's own mode)."""
+    for test, why in KINDS:
+        if test(mode):
+            return why
+    return None
 
 
 def one_line(text):
@@ -102,7 +135,7 @@ def read_bounded(path, limit, what="file"):
                 raise IsADirectoryError(21, "Is a directory")
             data = f.read(limit + 1)
     except OSError as exc:
-        raise MatchboxError("cannot read %s" % path, files.reason(exc)) from None
+        raise MatchboxError("cannot read %s" % path, reason(exc)) from None
     if len(data) > limit:
         raise MatchboxError("cannot read %s" % path, "too large for a %s (more than %s bytes)"
                             % (what, "{:,}".format(limit).replace(",", " ")))
@@ -130,5 +163,5 @@ def check_folder(path, what="folder"):
         os.remove(probe)
     except OSError as exc:
         # ENOENT for a folder that is there: a system folder (/proc) that takes no new files
-        why = "it takes no new files" if exc.errno == errno.ENOENT else files.reason(exc)
+        why = "it takes no new files" if exc.errno == errno.ENOENT else reason(exc)
         raise MatchboxError("cannot write in %s" % path, why) from None

@@ -28,6 +28,7 @@ from host_tools.device import build
 from host_tools.device.board_info import describe, incompatibility, unsupported
 from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
 from host_tools.errors import CANNOT, VERDICT, MatchboxError, read_bounded, seconds_in
+from host_tools.files import write_whole
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py",)   # and every top-level file of the build
@@ -142,8 +143,7 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
         # the given files join the staged ones (the staged pin map, never a link, is replaced)
         for path, data in ((HALL_SETTINGS, settings), (BOARD_PINMAP, own_map)):
             if data is not None:
-                with open(stage_dir + path, "wb") as f:
-                    f.write(data)
+                write_whole(stage_dir + path, data)
                 local[path] = hashlib.sha256(data).hexdigest()
         native = set()
         for name, _ in staged:

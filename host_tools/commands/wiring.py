@@ -352,8 +352,7 @@ def check(svg_path=SVG_PATH, map_path=MAP_PATH):
 def write(svg_path=SVG_PATH, map_path=MAP_PATH):
     with open(map_path) as f:
         text = render(json.load(f))
-    with open(svg_path, "w") as f:
-        f.write(text)
+    files.write_whole(svg_path, text, inputs=[map_path])
 
 
 def add_arguments(parser):
@@ -376,10 +375,6 @@ def run(args):
         print("%s is out of date: run `matchbox wiring -o %s`" % (shown, shown), file=sys.stderr)
         return 1
     output = output or DEFAULT_OUTPUT
-    try:
-        write(output)
-    except OSError as exc:
-        print("matchbox wiring: cannot write %s: %s" % (output, files.reason(exc)), file=sys.stderr)
-        return 2
+    write(output)
     print("wrote %s" % output)
     return 0

@@ -7,14 +7,16 @@ embedded broker and an external Mosquitto accept the same boxes. The hall's own 
 account (`hall`) has its password in `credentials/hall.secret` (mode 0600): the hall logs in
 with it. Mosquitto's `$7$` hash is written here with hashlib (PBKDF2-HMAC-SHA512, 101
 iterations, a 12-byte salt, as mosquitto_passwd writes it) because no maintained Python
-package writes that format. Every file is replaced atomically (a temporary file, fsync,
-rename), so an interrupted enrolment leaves the old files.
+package writes that format. Every file is replaced whole (host_tools.files.write_whole: a
+temporary file, fsync, rename), so an interrupted enrolment leaves the old files.
 """
 import base64
 import hashlib
 import os
 import re
 import secrets
+
+from host_tools import files
 
 SERVICE = "hall"
 HALL_CLIENT_ID = "matchbox-hall"
@@ -91,19 +93,9 @@ def boxes(hall):
     return sorted(n for n in read_accounts(amqtt_file(hall)) if n != SERVICE)
 
 
-def replace_file(path, text, mode=0o600):
-    """Write text to path atomically: a temporary file beside it, fsync, rename."""
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.rename(tmp, path)
-
-
 def _write_accounts(path, accounts):
-    replace_file(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())))
+    files.write_whole(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())),
+                      private=True)
 
 
 def set_password(hall, name, password):
@@ -146,5 +138,5 @@ def service_password(hall):
     password = new_password()
     os.makedirs(folder(hall), mode=0o700, exist_ok=True)
     set_password(hall, SERVICE, password)
-    replace_file(path, password + "\n")
+    files.write_whole(path, password + "\n", private=True)
     return password

@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 
+from host_tools import files
 from host_tools.errors import MatchboxError, check_folder, int_in
 
 DEFAULT_PORT = 8780
@@ -101,6 +102,7 @@ def enrol(args):
     path = args.settings or os.path.join(args.dir, "boxes", args.box, uplink.SETTINGS)
     where = os.path.dirname(os.path.abspath(path))
     check_folder(where, "folder for the box's settings")
+    files.check_output(path)
     try:
         password = accounts.enrol(args.dir, args.box, args.force)
     except accounts.AccountError as exc:
@@ -112,6 +114,9 @@ def enrol(args):
     except OSError as exc:
         raise MatchboxError(path, "cannot write the box's settings: %s (the account is made: "
                             "--force makes it again)" % (exc.strerror or exc)) from None
+    except MatchboxError as exc:
+        raise MatchboxError(exc.what, "%s (the account is made: --force makes it again)"
+                            % exc.why) from None
     print(url)
     return 0
 

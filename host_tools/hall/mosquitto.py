@@ -15,6 +15,7 @@ Run it again after enrolling a box and send Mosquitto SIGHUP (or restart it).
 """
 import os
 
+from host_tools import files
 from host_tools.hall import accounts, protocol
 
 
@@ -66,7 +67,7 @@ def write(hall, host="127.0.0.1", port=1883):
     accounts.service_password(hall)
     here = os.path.join(hall, "mosquitto")
     os.makedirs(here, exist_ok=True)
-    accounts.replace_file(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)), 0o644)
+    files.write_whole(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)))
     conf = os.path.join(here, "mosquitto.conf")
-    accounts.replace_file(conf, conf_text(hall, host, port), 0o644)
+    files.write_whole(conf, conf_text(hall, host, port))
     return conf
