@@ -33,7 +33,7 @@ def enrol(hall, box, port):
     """The URL `matchbox hall enrol` prints for box."""
     out = subprocess.run(CLI + ["hall", "enrol", hall, box, "--mqtt-port", str(port)],
                          capture_output=True, text=True, timeout=60, check=True)
-    return out.stdout.strip()
+    return out.stdout.splitlines()[0]   # then the line naming the settings file
 
 
 def kill_group(proc):

@@ -91,38 +91,76 @@ def _wifi_password(ssid):
     return password
 
 
+def _host(host, every=False):
+    """--host as given when it is a host name or an IP address ("" too when `every`: every
+    address to listen on), else MatchboxError: nothing else reaches a URL or a file."""
+    from host_tools.hall import protocol
+    if every and host == "":
+        return host
+    try:
+        return protocol.check_host(host)
+    except protocol.ProtocolError as exc:
+        raise MatchboxError("--host", str(exc)) from None
+
+
+def _previous(path):
+    """The bytes of the file at path before it is replaced (None when there is none)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def enrol(args):
-    from host_tools.hall import accounts, uplink
+    """Every input is checked before anything is written; the box's settings are written
+    first, then its account, and when that fails the settings are put back as they were:
+    nothing of the account is made."""
+    from host_tools.hall import accounts, protocol, uplink
     try:
         accounts.check_name(args.box)
     except accounts.AccountError as exc:
         raise MatchboxError("BOX", str(exc)) from None
+    _host(args.host)
     check_folder(args.dir, "folder for the hall")
-    wifi = _wifi_password(args.wifi_ssid)
     path = args.settings or os.path.join(args.dir, "boxes", args.box, uplink.SETTINGS)
     where = os.path.dirname(os.path.abspath(path))
     check_folder(where, "folder for the box's settings")
     files.check_output(path)
     try:
-        password = accounts.enrol(args.dir, args.box, args.force)
+        accounts.check_new(args.dir, args.box, args.force)
     except accounts.AccountError as exc:
         raise MatchboxError(args.box, str(exc)) from None
+    wifi = _wifi_password(args.wifi_ssid)
+    password = accounts.new_password()
     url = "mqtt://%s:%s@%s:%d" % (args.box, password, _url_host(args.host), args.mqtt_port)
     try:
-        os.makedirs(where, mode=0o700, exist_ok=True)
-        uplink.write_settings(path, uplink.settings(url, args.wifi_ssid, wifi))
-    except OSError as exc:
-        raise MatchboxError(path, "cannot write the box's settings: %s (the account is made: "
-                            "--force makes it again)" % (exc.strerror or exc)) from None
-    except MatchboxError as exc:
-        raise MatchboxError(exc.what, "%s (the account is made: --force makes it again)"
-                            % exc.why) from None
+        settings = uplink.settings(url, args.wifi_ssid, wifi)
+    except protocol.ProtocolError as exc:
+        raise MatchboxError("--host", "%s makes no URL a box can read (%s)" % (args.host, exc))
+    before = _previous(path)
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    uplink.write_settings(path, settings)
+    try:
+        accounts.enrol(args.dir, args.box, args.force, password)
+    except BaseException as exc:
+        if before is None:
+            os.remove(path)
+        else:
+            files.write_whole(path, before, private=True)
+        if isinstance(exc, accounts.AccountError):
+            raise MatchboxError(args.box, str(exc)) from None
+        raise
     print(url)
+    print("wrote %s: the box's settings, with this password (mode 0600: keep it private; put "
+          "it on the box with `matchbox flash --hall-settings %s`)" % (path, path))
     return 0
 
 
 def mosquitto_conf(args):
     from host_tools.hall import mosquitto
+    _host(args.host, every=True)
+    mosquitto.check_values(args.dir, args.host)
     check_folder(args.dir, "folder for the hall")
     path = mosquitto.write(args.dir, args.host, args.mqtt_port)
     print("wrote %s (run: mosquitto -c %s)" % (path, path))
@@ -132,6 +170,7 @@ def mosquitto_conf(args):
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
     from host_tools.hall import accounts, standings
+    _host(args.host, every=True)
     points = None
     if args.points:
         try:

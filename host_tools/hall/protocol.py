@@ -18,6 +18,7 @@ count it replaces; the hall then sets its copy aside and takes the game again fr
 `hall` in an ack changes each time the hall starts: a box that sees a new one sends again from
 the ack. Every message is checked field by field; anything else is refused with a reason.
 """
+import ipaddress
 import json
 import re
 import urllib.parse
@@ -27,7 +28,11 @@ ROOT = "matchbox"
 MAX_PAYLOAD = 1024
 MAX_PACKET = 2 * MAX_PAYLOAD   # both brokers close a connection sending a longer MQTT packet
 MAX_LINE = 199          # a record line's text, without its newline (docs/notation.md)
-GAME = re.compile(r"^\d{3,6}-[0-9a-f]{8}$")
+GAME = re.compile(r"^[0-9]{3,6}-[0-9a-f]{8}\Z")
+# A host name: labels of letters, digits, _ and - (not at either end) joined by dots (at most
+# 253 characters, check_host counts), a final dot allowed
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+HOST_NAME = re.compile(r"%s(?:\.%s)*\.?\Z" % (_LABEL, _LABEL))
 
 
 class ProtocolError(ValueError):
@@ -143,6 +148,20 @@ def read_ack(payload):
     if game is None:
         return boot, None, 0
     return boot, _check_game(game), _check_seq(message.get("seq"), 0)
+
+
+def check_host(host):
+    """host when it is a host name or an IP address (IPv6 without brackets or a zone), else
+    ProtocolError saying so: nothing else may go into a URL, a box's settings or a broker's
+    configuration (no / ? # @, blanks, line breaks or other control characters)."""
+    if isinstance(host, str) and "%" not in host:
+        try:
+            ipaddress.ip_address(host)
+            return host
+        except ValueError:
+            if HOST_NAME.match(host) and len(host.rstrip(".")) <= 253:
+                return host
+    raise ProtocolError("%r is not a host name or an IP address" % (host,))
 
 
 def parse_url(url, need_account=True):
