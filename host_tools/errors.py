@@ -8,7 +8,8 @@ out of range, a board that is not there); host_tools.cli formats it as
     1    a verdict: the command did its work and the answer is no (an illegal record, a
          wiring diagram out of date, a problem the doctor found, a flash that did not verify)
     2    cannot do what was asked (a file, folder, port, number or tool that does not serve)
-    130  interrupted (Ctrl-C); 143 stopped by SIGTERM
+    130  Ctrl-C: `interrupted`, or `stopped` for a server (hall serve, web, uplink,
+         watch), which Ctrl-C is the way to stop; 143 stopped by SIGTERM
 
 Also here: the argparse types for bounded numbers, and a bounded read of an input file.
 """
@@ -82,6 +83,36 @@ def not_regular(mode):
         if test(mode):
             return why
     return None
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------
+
+_interrupted = False
+
+
+def interrupt(signum=None, frame=None):
+    """SIGINT's handler while a command runs (host_tools.cli): noted, then KeyboardInterrupt
+    where the program is. The note stays when a library turns that exception into another
+    (an ImportError out of numpy's import) or swallows it (in a __del__), so that cli says
+    `interrupted` with status 130 however the command ends."""
+    note_interrupt()
+    raise KeyboardInterrupt
+
+
+def note_interrupt(signum=None, frame=None):
+    """SIGINT's handler once a command's work is over (cli says how it ended): noted only."""
+    global _interrupted
+    _interrupted = True
+
+
+def interrupted(forget=False):
+    """Whether Ctrl-C came since the command started; `forget`: from now on it did not (a
+    command where Ctrl-C is a key, the terminal simulator's quit, takes it as its own)."""
+    global _interrupted
+    seen = _interrupted
+    if forget:
+        _interrupted = False
+    return seen
 
 
 def one_line(text):

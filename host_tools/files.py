@@ -6,7 +6,8 @@ writing every file a command makes.
 any other): the bytes go to a temporary file made exclusively in the target's folder (a random
 name, O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through a link someone left),
 flushed and fsynced, then renamed over the target and the folder fsynced. A failure (a full
-disk, Ctrl-C) removes the temporary file and leaves the old target as it was. `check_output`
+disk, Ctrl-C, even one a library swallowed) removes the temporary file and leaves the old
+target as it was. `check_output`
 refuses, before anything is made, a target that is a folder, a device, a FIFO or a socket (no
 command's purpose is writing to a device: flash and doctor talk to the board over its serial
 port), and a target that is one of the command's inputs. Python's own tempfile module makes
@@ -18,7 +19,7 @@ import os
 import secrets
 import sys
 
-from host_tools.errors import MatchboxError, not_regular, reason  # noqa: F401 (reason: files.reason)
+from host_tools.errors import MatchboxError, interrupted, not_regular, reason  # noqa: F401 (reason)
 
 # A new file's mode before the umask (as open() makes one), and a secret's
 PUBLIC, PRIVATE = 0o666, 0o600
@@ -108,6 +109,8 @@ def write_whole(path, data, private=False, inputs=()):
             os.fsync(fd)
         finally:
             os.close(fd)
+        if interrupted():   # Ctrl-C came, and a library swallowed it: the old file stays
+            raise KeyboardInterrupt
         os.replace(tmp, path)
         tmp = None
         _sync_folder(folder)

@@ -161,6 +161,7 @@ def run(args):
         httpd = server(folder, args.port)
         try:
             url = "http://127.0.0.1:%d/" % httpd.server_address[1]
+            args.serving = True    # Ctrl-C, the way to stop it, is said `stopped` (cli)
             print("the box is at %s (Ctrl-C stops the server)" % url, flush=True)
             if not args.no_open:
                 webbrowser.open(url)

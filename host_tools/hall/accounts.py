@@ -101,19 +101,22 @@ def _write_accounts(path, accounts):
 
 def set_password(hall, name, password):
     """Store the hashes of name's password in both password files: in both or, when a write
-    fails, in neither (the file written first is put back as it was)."""
+    fails (or Ctrl-C comes), in neither (the file written first is put back as it was)."""
     os.makedirs(folder(hall), mode=0o700, exist_ok=True)
     written = []
     try:
         for path, make in ((mosquitto_file(hall), mosquitto_hash), (amqtt_file(hall), argon2_hash)):
             accounts = read_accounts(path)
-            before = dict(accounts)
+            before = dict(accounts) if os.path.exists(path) else None
             accounts[name] = make(password)
             _write_accounts(path, accounts)
             written.append((path, before))
     except BaseException:
         for path, before in written:
-            _write_accounts(path, before)
+            if before is None:
+                os.remove(path)
+            else:
+                _write_accounts(path, before)
         raise
 
 

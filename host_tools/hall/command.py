@@ -103,6 +103,16 @@ def _host(host, every=False):
         raise MatchboxError("--host", str(exc)) from None
 
 
+def _missing(path):
+    """The folders of path (itself included) that do not exist, deepest first."""
+    out = []
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        out.append(path)
+        path = os.path.dirname(path)
+    return out
+
+
 def _previous(path):
     """The bytes of the file at path before it is replaced (None when there is none)."""
     try:
@@ -110,6 +120,15 @@ def _previous(path):
             return f.read()
     except FileNotFoundError:
         return None
+
+
+def _remove_empty(folders):
+    """Remove the folders given (deepest first) that are empty: those a failed enrol made."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
 
 
 def enrol(args):
@@ -139,17 +158,23 @@ def enrol(args):
     except protocol.ProtocolError as exc:
         raise MatchboxError("--host", "%s makes no URL a box can read (%s)" % (args.host, exc))
     before = _previous(path)
-    os.makedirs(where, mode=0o700, exist_ok=True)
-    uplink.write_settings(path, settings)
+    made = sorted(set(_missing(where) + _missing(accounts.folder(args.dir))), reverse=True)
     try:
-        accounts.enrol(args.dir, args.box, args.force, password)
-    except BaseException as exc:
-        if before is None:
-            os.remove(path)
-        else:
-            files.write_whole(path, before, private=True)
-        if isinstance(exc, accounts.AccountError):
-            raise MatchboxError(args.box, str(exc)) from None
+        os.makedirs(where, mode=0o700, exist_ok=True)
+        uplink.write_settings(path, settings)
+        try:
+            accounts.enrol(args.dir, args.box, args.force, password)
+        except BaseException:
+            if before is None:
+                os.remove(path)
+            else:
+                files.write_whole(path, before, private=True)
+            raise
+    except accounts.AccountError as exc:
+        _remove_empty(made)
+        raise MatchboxError(args.box, str(exc)) from None
+    except BaseException:
+        _remove_empty(made)
         raise
     print(url)
     print("wrote %s: the box's settings, with this password (mode 0600: keep it private; put "
@@ -211,6 +236,7 @@ def serve(args):
         except (OSError, OverflowError) as exc:
             raise MatchboxError("--port", "cannot listen on %s:%d: %s" % (
                 args.host, args.port, getattr(exc, "strerror", None) or exc)) from None
+        args.serving = True    # Ctrl-C, the way to stop it, is said `stopped` (cli)
         print("the hall is at http://%s:%d/ (broker mqtt://%s:%d; %d tables; Ctrl-C stops it)"
               % (_url_host(args.host), httpd.server_address[1], _url_host(host), port,
                  len(tables.tables)), flush=True)

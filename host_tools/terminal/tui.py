@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 
-from host_tools.errors import VERDICT, MatchboxError, one_line
+from host_tools.errors import VERDICT, MatchboxError, interrupted, one_line
 from host_tools.terminal.keyboard import action
 from host_tools.terminal.painter import Painter
 from host_tools.terminal.session import Session
@@ -99,7 +99,8 @@ def run(args, record=None, warning=None, devices=None):
             session.say(warning, until_key=True)
         status = curses.wrapper(_main_loop, session)
     except KeyboardInterrupt:
-        status = 0     # Ctrl-C is a key of the simulator: quit (docs/display.md)
+        interrupted(forget=True)   # Ctrl-C is a key of the simulator: quit (docs/display.md)
+        status = 0
     except BoxError as exc:
         failure = MatchboxError("the box failed", one_line(exc), VERDICT)
     except curses.error as exc:
