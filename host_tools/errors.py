@@ -156,14 +156,33 @@ def seconds_in(low, high, zero=False):
 
 # --- reading input ---------------------------------------------------------------------------
 
+def check_input(path):
+    """MatchboxError 'cannot read PATH: why' unless path is a regular file (through links):
+    missing, a folder, a device, a FIFO or a socket is refused without opening it (opening a
+    FIFO waits for a writer; a device reads forever). Only `watch --file` and `-` (stdin)
+    read a stream, which is their purpose."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:
+        raise MatchboxError("cannot read %s" % path, reason(exc) if isinstance(exc, OSError)
+                            else "not a file name") from None
+    why = not_regular(mode)
+    if why:
+        raise MatchboxError("cannot read %s" % path, why)
+
+
 def read_bounded(path, limit, what="file"):
     """The bytes of the file at path, read with a bound: MatchboxError naming the file when it
-    cannot be read, is not a regular file of at most `limit` bytes (/dev/zero, a folder, a
-    1 GB file) - never more than limit + 1 bytes are read."""
+    cannot be read, is not a regular file (check_input: a folder, /dev/zero, a FIFO) or has
+    more than `limit` bytes (a 1 GB file) - never more than limit + 1 bytes are read."""
+    check_input(path)
     try:
-        with open(path, "rb") as f:
-            if os.path.isdir(path):
-                raise IsADirectoryError(21, "Is a directory")
+        # O_NONBLOCK: were it swapped for a FIFO since, its open would not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            why = not_regular(os.fstat(fd).st_mode)
+            if why:
+                raise MatchboxError("cannot read %s" % path, why)
             data = f.read(limit + 1)
     except OSError as exc:
         raise MatchboxError("cannot read %s" % path, reason(exc)) from None

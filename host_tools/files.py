@@ -19,7 +19,7 @@ import os
 import secrets
 import sys
 
-from host_tools.errors import MatchboxError, interrupted, not_regular, reason  # noqa: F401 (reason)
+from host_tools.errors import MatchboxError, check_input, interrupted, not_regular, reason
 
 # A new file's mode before the umask (as open() makes one), and a secret's
 PUBLIC, PRIVATE = 0o666, 0o600
@@ -140,10 +140,14 @@ def cannot_read(path, exc):
 
 
 def unreadable(path):
-    """'cannot read PATH: REASON' when path cannot be opened for reading, else None."""
+    """'cannot read PATH: REASON' when path is not a regular file that can be opened for
+    reading (a FIFO or a device is refused unopened: errors.check_input), else None."""
     try:
+        check_input(path)
         with open(path, "rb"):
             pass
+    except MatchboxError as exc:
+        return str(exc)
     except OSError as exc:
         return cannot_read(path, exc)
     return None

@@ -15,6 +15,7 @@ import pty
 import random
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -41,6 +42,7 @@ def home(tmp_path):
     (home / "dir").mkdir()
     (home / "dir" / "kept.txt").write_text("kept\n")
     (home / "figs.svg").mkdir()          # a folder with the name of an output file
+    os.mkfifo(home / "fifo")             # a named pipe nobody writes to: opened, it waits
     with open(home / "huge.txt", "wb") as f:
         f.truncate(HUGE)
     tmp = tmp_path / "tmp"
@@ -61,7 +63,9 @@ def snapshot(folder):
         for name in dirs + names:
             path = os.path.join(root, name)
             rel = os.path.relpath(path, folder)
-            if os.path.isdir(path):
+            if stat.S_ISFIFO(os.lstat(path).st_mode):
+                out[rel] = "fifo"
+            elif os.path.isdir(path):
                 out[rel] = "dir"
             elif os.path.getsize(path) >= HUGE:
                 st = os.stat(path)
@@ -97,6 +101,8 @@ CASES = [
     (("replay",), 2, ["FILE", "required"]),
     (("replay", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("replay", "dir"), 2, ["dir", "it is a directory"]),
+    (("replay", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("replay", "--runtime", "micropython", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("replay", "--runtime", "perl", "game.txt"), 2, ["--runtime", "invalid choice"]),
     (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("replay", "--runtime", "micropython", "dir"), 2, ["dir", "it is a directory"]),
@@ -106,6 +112,8 @@ CASES = [
     (("uf2", "--micropython", "game.txt"), 2, ["game.txt", "not a UF2 file"]),
     (("uf2", "--micropython", "huge.txt"), 2, ["huge.txt", "too large"]),
     (("uf2", "--micropython", "dir"), 2, ["dir", "is a directory"]),
+    (("uf2", "--micropython", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("uf2", "--micropython", "/dev/zero"), 2, ["cannot read /dev/zero", "it is a device"]),
     (("uf2", "--micropython", "game.txt", "-o", "dir"), 2, ["dir", "it is a directory"]),
     (("uf2", "--micropython", "game.txt", "-o", "notes.txt"), 2,
      ["notes.txt", "it exists (--force replaces it)"]),
@@ -133,7 +141,8 @@ CASES = [
     (("sim", "--headless", "--keys", "WAIT:x"), 2, ["--keys", "WAIT"]),
     (("sim", "--headless", "--journal", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("sim", "--headless", "--journal", "dir"), 2, ["dir", "it is a directory"]),
-    (("sim", "--headless", "--journal", "/dev/zero"), 2, ["/dev/zero", "too large", "1 048 576"]),
+    (("sim", "--headless", "--journal", "/dev/zero"), 2, ["cannot read /dev/zero", "it is a device"]),
+    (("sim", "--headless", "--journal", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("sim", "--headless", "--journal", "huge.txt"), 2, ["huge.txt", "too large"]),
     (("sim", "--headless", "--journal", "/proc/self/mem"), 2, ["/proc/self/mem", "cannot read"]),
     (("sim", "--headless", "--flash", "notes.txt"), 2, ["notes.txt", "not a folder"]),
@@ -172,7 +181,8 @@ CASES = [
     (("report", "dir", "-o", "dir.svg"), 2, ["dir", "it is a directory"]),
     (("report", "empty.txt", "-o", "e.svg"), 2, ["no report written", "empty.txt"]),
     (("report", "binary.bin", "-o", "b.svg"), 2, ["no report written", "binary.bin"]),
-    (("report", "/dev/zero", "-o", "z.svg"), 2, ["/dev/zero", "too large"]),
+    (("report", "/dev/zero", "-o", "z.svg"), 2, ["cannot read /dev/zero", "it is a device"]),
+    (("report", "fifo", "-o", "f.svg"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("report", "huge.txt", "-o", "h.svg"), 2, ["huge.txt", "too large"]),
     (("report", "game.txt", "-o", "out.doc"), 2, ["out.doc", "unknown output format"]),
     (("report", "game.txt", "-o", "figs.svg"), 2, ["figs.svg", "it is a directory"]),
@@ -192,6 +202,9 @@ CASES = [
     (("flash", "--pinmap", "game.txt", "--port", NO_PORT), 2, ["game.txt", "is not JSON"]),
     (("flash", "--pinmap", "missing.json", "--port", NO_PORT), 2, ["missing.json", "no such file"]),
     (("flash", "--pinmap", "huge.txt", "--port", NO_PORT), 2, ["huge.txt", "too large"]),
+    (("flash", "--pinmap", "fifo", "--port", NO_PORT), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("flash", "--hall-settings", "fifo", "--port", NO_PORT), 2,
+     ["--hall-settings", "cannot read fifo", "it is a FIFO"]),
     (("doctor", "--boot-rom", "game.txt", "--port", NO_PORT), 2,
      ["game.txt exists", "a new file name"]),
     (("doctor", "--boot-rom", "rom.bin", "--port", NO_PORT), 2, ["no board at " + NO_PORT]),
@@ -201,6 +214,7 @@ CASES = [
     (("doctor", "--light-seconds", "1e9"), 2, ["--light-seconds", "out of range"]),
     # wiring, web
     (("wiring", "--out-of-date"), 2, ["unrecognized arguments"]),
+    (("wiring", "--check", "-o", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("web", "--port", "99999"), 2, ["--port", "99999 is out of range", "0 to 65535"]),
     (("web", "--port", "-5"), 2, ["--port", "-5 is out of range"]),
     (("web", "--port", "http"), 2, ["--port", "'http' is not a whole number"]),
@@ -303,6 +317,20 @@ def test_a_slip_as_a_real_process(home, argv, status, words):
     check(proc.returncode, proc.stderr, argv, status, words)
     assert snapshot(folder) == before
     assert os.listdir(env["TMPDIR"]) == []
+
+
+def test_watch_follows_a_fifo_a_stream_being_what_it_reads(home):
+    """Every other command refuses a FIFO as an input file (it would wait for a writer);
+    `watch --file` reads a stream by design, to its end."""
+    folder, env = home
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli", "watch", "--file", "fifo"],
+                            cwd=str(folder), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    with open(folder / "fifo", "w") as writer:      # opens once watch has opened it to read
+        writer.write(STATE + "\n")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == "", err
+    assert "seat 1 to act" in out
 
 
 def test_doctor_without_a_board_says_so_in_its_report(home):

@@ -27,7 +27,8 @@ from host_tools.resources import BOARD_PINMAP, FIRMWARE, PINMAP_SOURCE
 from host_tools.device import build
 from host_tools.device.board_info import describe, incompatibility, unsupported
 from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, connect
-from host_tools.errors import CANNOT, VERDICT, MatchboxError, read_bounded, seconds_in
+from host_tools.errors import (CANNOT, VERDICT, MatchboxError, check_input, read_bounded,
+                               seconds_in)
 from host_tools.files import write_whole
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
@@ -94,6 +95,10 @@ def read_hall_settings(path):
     from host_tools import resources
     link = resources.firmware_module("box.mqtt_link")
     store = resources.firmware_module("box.journal").Store()
+    try:
+        check_input(path)
+    except MatchboxError as exc:
+        raise MatchboxError("--hall-settings", str(exc)) from None
     try:
         link.load(store, path)
         with open(path, "rb") as f:
