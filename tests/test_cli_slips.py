@@ -156,6 +156,10 @@ CASES = [
     (("sim", "--headless", "--flash", "dir", "--uplink", "http://x"), 2, ["--uplink", "mqtt://"]),
     (("sim", "--headless", "--flash", "dir", "--uplink", "mqtt://127.0.0.1"), 2,
      ["--uplink", "no box name and password"]),
+    (("sim", "--headless", "--flash", "dir", "--uplink", "mqtt://t1:pw@127.0.0.1:0"), 2,
+     ["--uplink", "its port 0 is not one of 1 to 65535"]),
+    (("uplink", "mqtt://t1:pw@127.0.0.1:0", "--port", NO_PORT), 2,
+     ["URL", "its port 0 is not one of 1 to 65535"]),
     # hall
     (("hall",), 2, ["ACTION", "required"]),
     (("hall", "enrol", "notes.txt", "t1"), 2, ["notes.txt", "not a folder"]),
@@ -165,6 +169,10 @@ CASES = [
     (("hall", "serve", "notes.txt"), 2, ["notes.txt", "not a folder"]),
     (("hall", "serve", "/sys/hall"), 2, ["/sys/hall", "cannot write"]),
     (("hall", "serve", "hall", "--broker", "http://x"), 2, ["--broker", "mqtt://"]),
+    (("hall", "serve", "hall", "--broker", "mqtt://127.0.0.1:0"), 2,
+     ["--broker", "its port 0 is not one of 1 to 65535"]),
+    (("hall", "serve", "hall", "--broker", "mqtt://127.0.0.1:http"), 2,
+     ["--broker", "its port 'http' is not one of 1 to 65535"]),
     (("hall", "serve", "hall", "--points", "1,x"), 2, ["--points", "whole numbers"]),
     (("hall", "mosquitto-conf", "/proc/hall"), 2, ["/proc/hall", "cannot write"]),
     # watch

@@ -221,3 +221,26 @@ def test_a_game_id_with_a_line_break_is_no_game_id():
     for game in ("001-0123abcd\n", "001-0123abcd\r", "\n001-0123abcd"):
         with pytest.raises(protocol.ProtocolError):
             protocol.read_line_message(json.dumps({"game": game, "seq": 1, "line": "x"}).encode())
+
+
+@pytest.mark.parametrize("url, why", [
+    ("mqtt://t1:pw@127.0.0.1:0", "its port 0 is not one of 1 to 65535"),
+    ("mqtt://t1:pw@127.0.0.1:65536", "its port 65536 is not one of 1 to 65535"),
+    ("mqtt://t1:pw@127.0.0.1:99999", "its port 99999 is not one of 1 to 65535"),
+    ("mqtt://t1:pw@127.0.0.1:-1", "its port '-1' is not one of 1 to 65535"),
+    ("mqtt://t1:pw@127.0.0.1:http", "its port 'http' is not one of 1 to 65535"),
+    ("mqtt://t1:pw@127.0.0.1:1883x", "its port '1883x' is not one of 1 to 65535"),
+    ("mqtt://t1:pw@hall%0Alistener:1883", "is not a host name or an IP address"),
+])
+def test_a_url_port_that_is_no_port_is_refused_not_taken_as_1883(url, why):
+    from host_tools.hall import protocol
+    with pytest.raises(protocol.ProtocolError) as got:
+        protocol.parse_url(url)
+    assert str(got.value).startswith("not an mqtt:// URL: ") and why in str(got.value), got.value
+
+
+def test_a_url_without_a_port_is_1883_and_with_one_that_port():
+    from host_tools.hall import protocol
+    assert protocol.parse_url("mqtt://t1:pw@hall.local")[:2] == ("hall.local", 1883)
+    assert protocol.parse_url("mqtt://t1:pw@[::1]:1")[:2] == ("::1", 1)
+    assert protocol.parse_url("mqtt://t1:pw@10.0.0.5:65535")[:2] == ("10.0.0.5", 65535)

@@ -164,16 +164,33 @@ def check_host(host):
     raise ProtocolError("%r is not a host name or an IP address" % (host,))
 
 
+def _port(host_port):
+    """The port of a URL's HOST[:PORT] (1883 when it names none), or ProtocolError: 0, a
+    number past 65535 or anything not a number is no port (never taken as 1883)."""
+    after = host_port.rpartition("]")[2] if host_port.startswith("[") else host_port
+    if ":" not in after or not after.partition(":")[2]:
+        return 1883
+    text = after.partition(":")[2]
+    if re.fullmatch(r"[0-9]{1,5}", text) and 1 <= int(text) <= 65535:
+        return int(text)
+    raise ProtocolError("not an mqtt:// URL: its port %s is not one of 1 to 65535" % (
+        int(text) if re.fullmatch(r"[0-9]+", text) else repr(text)))
+
+
 def parse_url(url, need_account=True):
     """(host, port, user, password) of `mqtt://[USER:PASSWORD@]HOST[:PORT]`;
     ProtocolError says what is wrong."""
     try:
         parts = urllib.parse.urlsplit(url)
-        port = parts.port or 1883
     except ValueError as exc:
         raise ProtocolError("not an mqtt:// URL (%s)" % exc) from None
     if parts.scheme != "mqtt" or not parts.hostname:
         raise ProtocolError("not an mqtt://HOST:PORT URL")
+    try:
+        check_host(parts.hostname)
+    except ProtocolError as exc:
+        raise ProtocolError("not an mqtt:// URL: %s" % exc) from None
+    port = _port(parts.netloc.rpartition("@")[2])
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ProtocolError("an mqtt:// URL has no path, query or fragment")
     user = urllib.parse.unquote(parts.username) if parts.username else None
