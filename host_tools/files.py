@@ -21,8 +21,7 @@ import sys
 
 from host_tools.errors import MatchboxError, check_input, interrupted, not_regular, reason
 
-# A new file's mode before the umask (as open() makes one), and a secret's
-PUBLIC, PRIVATE = 0o666, 0o600
+PRIVATE = 0o600   # the mode of a file holding a secret (a password, a private key)
 CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -87,10 +86,12 @@ def _sync_folder(folder):
         os.close(fd)
 
 
-def write_whole(path, data, private=False, inputs=()):
+def write_whole(path, data, mode=None, inputs=()):
     """Write `data` (bytes, or str as UTF-8) to `path` whole, or not at all: through a new
     temporary file beside it, fsynced and renamed over it (a link at path is replaced, not
-    followed). `private`: mode 0600 (a password is in it), else as open() would make it.
+    followed). `mode`: the file's permissions from its creation on, before any byte is in it
+    (PRIVATE, 0600, for a password or a key), else as open() would make it (0666 less the
+    umask).
     MatchboxError 'cannot write PATH: why' when it cannot be written (check_output's refusals,
     a full disk, no permission); the old file is then as it was. Its folder is made when
     missing."""
@@ -101,7 +102,7 @@ def write_whole(path, data, private=False, inputs=()):
     tmp = None
     try:
         os.makedirs(folder, exist_ok=True)
-        fd, tmp = _temporary(folder, os.path.basename(path), PRIVATE if private else PUBLIC)
+        fd, tmp = _temporary(folder, os.path.basename(path), 0o666 if mode is None else mode)
         try:
             view = memoryview(data)
             while view:

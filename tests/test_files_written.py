@@ -61,15 +61,17 @@ def test_a_write_replaces_the_target_whole_and_leaves_nothing_beside_it(tmp_path
     assert (tmp_path / "sub" / "text.txt").read_bytes() == "é\n".encode()
 
 
-def test_modes_are_as_open_makes_them_or_0600_for_a_secret(tmp_path):
-    umask = os.umask(0o022)
+def test_modes_are_as_open_makes_them_or_the_one_given(tmp_path):
+    umask = os.umask(0o002)
     try:
         files.write_whole(str(tmp_path / "public"), b"x")
-        files.write_whole(str(tmp_path / "secret"), b"x", private=True)
+        files.write_whole(str(tmp_path / "secret"), b"x", mode=files.PRIVATE)
+        files.write_whole(str(tmp_path / "certificate"), b"x", mode=0o644)
     finally:
         os.umask(umask)
-    assert stat.S_IMODE(os.stat(tmp_path / "public").st_mode) == 0o644
+    assert stat.S_IMODE(os.stat(tmp_path / "public").st_mode) == 0o664
     assert stat.S_IMODE(os.stat(tmp_path / "secret").st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path / "certificate").st_mode) == 0o644
 
 
 @pytest.mark.parametrize("name", ["out.bin.tmp", "out.bin.pull-tmp", ".out.bin.tmp"])

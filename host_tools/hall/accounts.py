@@ -96,7 +96,7 @@ def boxes(hall):
 
 def _write_accounts(path, accounts):
     files.write_whole(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())),
-                      private=True)
+                      mode=files.PRIVATE)
 
 
 def set_password(hall, name, password):
@@ -157,5 +157,5 @@ def service_password(hall):
     password = new_password()
     os.makedirs(folder(hall), mode=0o700, exist_ok=True)
     set_password(hall, SERVICE, password)
-    files.write_whole(path, password + "\n", private=True)
+    files.write_whole(path, password + "\n", mode=files.PRIVATE)
     return password

@@ -168,7 +168,7 @@ def enrol(args):
             if before is None:
                 os.remove(path)
             else:
-                files.write_whole(path, before, private=True)
+                files.write_whole(path, before, mode=files.PRIVATE)
             raise
     except accounts.AccountError as exc:
         _remove_empty(made)

@@ -90,7 +90,7 @@ def settings(url, ssid=None, wifi_password=None):
 def write_settings(path, data):
     """Write hall.json (mode 0600: it holds the box's password and the Wi-Fi's), replacing
     what was there."""
-    files.write_whole(path, json.dumps(data, separators=(",", ":")) + "\n", private=True)
+    files.write_whole(path, json.dumps(data, separators=(",", ":")) + "\n", mode=files.PRIVATE)
 
 
 def delivered(box, flash):
