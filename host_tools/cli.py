@@ -3,19 +3,31 @@
 This is the one place that reports what went wrong: a MatchboxError (host_tools.errors) a
 command raises, a usage error, Ctrl-C or SIGTERM become one line on stderr,
 `matchbox COMMAND: what: why`, and the exit status of host_tools.errors; never a traceback.
+
+Ctrl-C is status 130 and `matchbox COMMAND: interrupted` at every moment: while the modules
+load (before main() runs: the line, then exit), while the command works (KeyboardInterrupt,
+so that its cleanups run; noted by errors.interrupt, so that an interrupt a library turned
+into another error or swallowed still ends as one) and after it (only noted). A server (hall
+serve, web, uplink, watch) sets `args.serving` once it serves: Ctrl-C, the way to stop it,
+is then said plainly, `matchbox COMMAND: stopped`, status 130 still.
 """
 import os
 import signal
 import sys
 
 
+def _command_word(argv):
+    """The subcommand named in argv (its first word that is not an option), or ''."""
+    words = [a for a in argv if not a.startswith("-")]
+    return words[0] if words else ""
+
+
 def _early_interrupt(signum, frame):
     # Ctrl-C while the command's modules are still being imported, before main() can catch it:
     # the same one line and status as later (130)
-    words = [a for a in sys.argv[1:] if not a.startswith("-")]
     try:
-        sys.stderr.write("matchbox%s: stopped: interrupted (Ctrl-C)\n"
-                         % (" " + words[0] if words else ""))
+        word = _command_word(sys.argv[1:])
+        sys.stderr.write("matchbox%s: interrupted\n" % (" " + word if word else ""))
         sys.stderr.flush()
     finally:
         os._exit(130)
@@ -23,7 +35,8 @@ def _early_interrupt(signum, frame):
 
 # Only when this is the `matchbox` program (the console script, or python -m host_tools.cli),
 # not when a test imports the module.
-if os.path.basename(sys.argv[0] if sys.argv else "") in ("matchbox", "cli.py"):
+PROGRAM = os.path.basename(sys.argv[0] if sys.argv else "") in ("matchbox", "cli.py")
+if PROGRAM:
     try:
         signal.signal(signal.SIGINT, _early_interrupt)
     except ValueError:   # not the main thread
@@ -33,6 +46,7 @@ import argparse  # noqa: E402
 import importlib  # noqa: E402
 
 from host_tools import files, resources  # noqa: E402
+from host_tools import errors  # noqa: E402
 from host_tools.errors import CANNOT, INTERRUPTED, MatchboxError, Stopped, one_line  # noqa: E402
 
 # subcommand -> (module, one-line help). A module provides add_arguments(parser) and
@@ -111,56 +125,86 @@ def say(command, text):
         pass
 
 
-def main(argv=None):
+def _quiet(unraisable, hook):
+    """sys.unraisablehook: a KeyboardInterrupt raised where Python cannot raise it (a __del__,
+    a callback) is not printed ("Exception ignored ..."): errors.interrupt noted it, and the
+    command ends `interrupted`."""
+    if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+        hook(unraisable)
+
+
+def outcome(argv, state):
+    """Run the command of argv: (exit status, the line to say or None). `state` gets the
+    parsed arguments as they are known ("args"). KeyboardInterrupt goes through (main says
+    it); SystemExit too (a usage error, --help)."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    state["args"] = args
+    if extra:   # said by the command's own parser: `matchbox wiring: unrecognized ...`
+        parser.commands[args.command].error("unrecognized arguments: " + " ".join(extra))
     try:
-        try:
-            signal.signal(signal.SIGINT, signal.default_int_handler)   # KeyboardInterrupt from here
-        except ValueError:   # not the main thread
-            pass
-        parser = build_parser()
-        args, extra = parser.parse_known_args(argv)
-        if extra:   # said by the command's own parser: `matchbox wiring: unrecognized ...`
-            parser.commands[args.command].error("unrecognized arguments: " + " ".join(extra))
-    except KeyboardInterrupt:
-        say("", "stopped: interrupted (Ctrl-C)")
-        return INTERRUPTED
-    command = args.command
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminated)
-    except ValueError:   # not the main thread (a test): SIGTERM keeps its handler
-        previous = None
-    try:
-        return args.run(args) or 0
+        return args.run(args) or 0, None
     except MatchboxError as exc:
-        say(command, str(exc))
-        return exc.status
-    except KeyboardInterrupt:
-        say(command, "stopped: interrupted (Ctrl-C)")
-        return INTERRUPTED
+        return exc.status, str(exc)
     except BrokenPipeError:
         # the reader of our output went away (`| head`): nothing more to say to it
         try:
             sys.stdout = open(os.devnull, "w")
         except OSError:
             pass
-        return 0
+        return 0, None
     except OSError as exc:
         where = exc.filename if exc.filename is not None else "input/output"
-        say(command, "%s: %s" % (where, files.reason(exc)))
-        return CANNOT
+        return CANNOT, "%s: %s" % (where, files.reason(exc))
     except MemoryError:
-        say(command, "out of memory")
-        return CANNOT
+        return CANNOT, "out of memory"
     except Exception as exc:
-        if os.environ.get(TRACEBACK):
+        if os.environ.get(TRACEBACK) and not errors.interrupted():
             raise
-        say(command, "internal error: %s: %s (a bug in matchbox: please report it with the "
-                     "command; %s=1 shows where it happened)"
-            % (type(exc).__name__, exc, TRACEBACK))
-        return 3
+        return 3, ("internal error: %s: %s (a bug in matchbox: please report it with the "
+                   "command; %s=1 shows where it happened)" % (type(exc).__name__, exc, TRACEBACK))
+
+
+def _handle(signum, handler):
+    """Set a signal's handler; the one it had (None where this is not the main thread)."""
+    try:
+        return signal.signal(signum, handler)
+    except ValueError:   # not the main thread (a test): the signal keeps its handler
+        return None
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    errors.interrupted(forget=True)
+    before = {signal.SIGINT: _handle(signal.SIGINT, errors.interrupt),
+              signal.SIGTERM: _handle(signal.SIGTERM, _terminated)}
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: _quiet(unraisable, hook)
+    state = {}
+    status, text = INTERRUPTED, None
+    try:
+        try:
+            try:
+                status, text = outcome(argv, state)
+            finally:   # from here on a Ctrl-C is only noted: the end is said once, in one line
+                _handle(signal.SIGINT, errors.note_interrupt)
+        except KeyboardInterrupt:
+            _handle(signal.SIGINT, errors.note_interrupt)
+        args = state.get("args")
+        command = args.command if args is not None else _command_word(argv)
+        if errors.interrupted():
+            status = INTERRUPTED
+            text = "stopped" if getattr(args, "serving", False) else "interrupted"
+        if text:
+            say(command, text)
+        return status
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        sys.unraisablehook = hook
+        for signum, handler in before.items():
+            if handler is not None:
+                # the program's own first handler would say a second line: after main, a
+                # Ctrl-C is ignored (the command has said how it ended)
+                _handle(signum, signal.SIG_IGN if handler is _early_interrupt else handler)
 
 
 if __name__ == "__main__":

@@ -8,15 +8,15 @@ out of range, a board that is not there); host_tools.cli formats it as
     1    a verdict: the command did its work and the answer is no (an illegal record, a
          wiring diagram out of date, a problem the doctor found, a flash that did not verify)
     2    cannot do what was asked (a file, folder, port, number or tool that does not serve)
-    130  interrupted (Ctrl-C); 143 stopped by SIGTERM
+    130  Ctrl-C: `interrupted`, or `stopped` for a server (hall serve, web, uplink,
+         watch), which Ctrl-C is the way to stop; 143 stopped by SIGTERM
 
 Also here: the argparse types for bounded numbers, and a bounded read of an input file.
 """
 import argparse
 import errno
 import os
-
-from host_tools import files
+import stat
 
 VERDICT = 1
 CANNOT = 2
@@ -26,6 +26,23 @@ TERMINATED = 143
 # The largest game record a command reads (sim --journal, report): far more than a game takes
 # (a few KB), and bounded so that /dev/zero or a 1 GB file is refused, not read.
 MAX_RECORD = 1024 * 1024
+
+
+# Why a file cannot be used, by errno (else the OS's own words, in lower case)
+REASONS = {
+    errno.ENOENT: "no such file",
+    errno.EISDIR: "it is a directory",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOTDIR: "a part of its path is not a directory",
+}
+
+# What a path names when it is not a regular file, by os.stat's mode
+KINDS = ((stat.S_ISDIR, "it is a directory"),
+         (stat.S_ISCHR, "it is a device, not a file"),
+         (stat.S_ISBLK, "it is a device, not a file"),
+         (stat.S_ISFIFO, "it is a FIFO (a named pipe), not a file"),
+         (stat.S_ISSOCK, "it is a socket, not a file"))
 
 
 class MatchboxError(Exception):
@@ -49,6 +66,53 @@ class Stopped(MatchboxError):
 
     def __init__(self, why="terminated (SIGTERM)", status=TERMINATED):
         MatchboxError.__init__(self, "stopped", why, status)
+
+
+def reason(exc):
+    """The reason an OSError gives, short and in lower case ('no such file')."""
+    text = REASONS.get(exc.errno)
+    if text is None:
+        text = (exc.strerror or str(exc) or type(exc).__name__).lower()
+    return text
+
+
+def not_regular(mode):
+    """Why a file of this st_mode is not a file a command reads or replaces (a folder, a
+    device, a FIFO, a socket), or None for a regular file (or a symbolic link's own mode)."""
+    for test, why in KINDS:
+        if test(mode):
+            return why
+    return None
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------
+
+_interrupted = False
+
+
+def interrupt(signum=None, frame=None):
+    """SIGINT's handler while a command runs (host_tools.cli): noted, then KeyboardInterrupt
+    where the program is. The note stays when a library turns that exception into another
+    (an ImportError out of numpy's import) or swallows it (in a __del__), so that cli says
+    `interrupted` with status 130 however the command ends."""
+    note_interrupt()
+    raise KeyboardInterrupt
+
+
+def note_interrupt(signum=None, frame=None):
+    """SIGINT's handler once a command's work is over (cli says how it ended): noted only."""
+    global _interrupted
+    _interrupted = True
+
+
+def interrupted(forget=False):
+    """Whether Ctrl-C came since the command started; `forget`: from now on it did not (a
+    command where Ctrl-C is a key, the terminal simulator's quit, takes it as its own)."""
+    global _interrupted
+    seen = _interrupted
+    if forget:
+        _interrupted = False
+    return seen
 
 
 def one_line(text):
@@ -92,17 +156,36 @@ def seconds_in(low, high, zero=False):
 
 # --- reading input ---------------------------------------------------------------------------
 
+def check_input(path):
+    """MatchboxError 'cannot read PATH: why' unless path is a regular file (through links):
+    missing, a folder, a device, a FIFO or a socket is refused without opening it (opening a
+    FIFO waits for a writer; a device reads forever). Only `watch --file` and `-` (stdin)
+    read a stream, which is their purpose."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:
+        raise MatchboxError("cannot read %s" % path, reason(exc) if isinstance(exc, OSError)
+                            else "not a file name") from None
+    why = not_regular(mode)
+    if why:
+        raise MatchboxError("cannot read %s" % path, why)
+
+
 def read_bounded(path, limit, what="file"):
     """The bytes of the file at path, read with a bound: MatchboxError naming the file when it
-    cannot be read, is not a regular file of at most `limit` bytes (/dev/zero, a folder, a
-    1 GB file) - never more than limit + 1 bytes are read."""
+    cannot be read, is not a regular file (check_input: a folder, /dev/zero, a FIFO) or has
+    more than `limit` bytes (a 1 GB file) - never more than limit + 1 bytes are read."""
+    check_input(path)
     try:
-        with open(path, "rb") as f:
-            if os.path.isdir(path):
-                raise IsADirectoryError(21, "Is a directory")
+        # O_NONBLOCK: were it swapped for a FIFO since, its open would not wait for a writer
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            why = not_regular(os.fstat(fd).st_mode)
+            if why:
+                raise MatchboxError("cannot read %s" % path, why)
             data = f.read(limit + 1)
     except OSError as exc:
-        raise MatchboxError("cannot read %s" % path, files.reason(exc)) from None
+        raise MatchboxError("cannot read %s" % path, reason(exc)) from None
     if len(data) > limit:
         raise MatchboxError("cannot read %s" % path, "too large for a %s (more than %s bytes)"
                             % (what, "{:,}".format(limit).replace(",", " ")))
@@ -130,5 +213,5 @@ def check_folder(path, what="folder"):
         os.remove(probe)
     except OSError as exc:
         # ENOENT for a folder that is there: a system folder (/proc) that takes no new files
-        why = "it takes no new files" if exc.errno == errno.ENOENT else files.reason(exc)
+        why = "it takes no new files" if exc.errno == errno.ENOENT else reason(exc)
         raise MatchboxError("cannot write in %s" % path, why) from None

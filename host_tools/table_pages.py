@@ -12,6 +12,7 @@ versions differ in them.)
 """
 import argparse
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from host_tools import resources, words
+from host_tools import files, resources, words
 from host_tools.commands import card
 from host_tools.virtual.docs_images import refresh, report
 
@@ -157,8 +158,10 @@ def main(argv=None):
             if picture_source(lang) != digest:
                 stale.append(picture_path(lang))
                 if not args.check:
-                    matplotlib.image.imsave(picture_path(lang), picture(pdf),
+                    png = io.BytesIO()
+                    matplotlib.image.imsave(png, picture(pdf), format="png",
                                             metadata={"Software": None, SOURCE: digest})
+                    files.write_whole(picture_path(lang), png.getvalue())
     return report(stale, args.check, "host_tools.table_pages")
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ import urllib.request
 
 from host_tools import resources
 from host_tools.errors import MatchboxError
+from host_tools.files import write_whole
 
 LOCK = os.path.join(resources.WEBPAGE, "package-lock.json")
 PACKAGE_JSON = os.path.join(resources.WEBPAGE, "package.json")
@@ -104,10 +105,10 @@ def folder(checkout=resources.WASM, lock=None, root=None, npm="auto", say=print)
         else:
             files = unpack(download(url, integrity), FILES)
         for name in FILES:
-            with open(os.path.join(staged, name), "wb") as f:
-                f.write(files[name])
-                f.flush()
-                os.fsync(f.fileno())
+            try:
+                write_whole(os.path.join(staged, name), files[name])
+            except MatchboxError as exc:
+                raise WasmError("cannot write the cache folder %s: %s" % (root, exc.why)) from None
         if os.path.isdir(dest) and not complete(dest, FILES):
             shutil.rmtree(dest)   # a folder left half-filled by hand: filled again
         try:
@@ -128,8 +129,9 @@ def _unwritable(root, exc):
 
 def npm_ci(npm, work, lock=None):
     """`npm ci` of the shipped package.json and lockfile in work; {name: bytes} of FILES."""
-    shutil.copyfile(PACKAGE_JSON, os.path.join(work, "package.json"))
-    shutil.copyfile(lock or LOCK, os.path.join(work, "package-lock.json"))
+    for src, name in ((PACKAGE_JSON, "package.json"), (lock or LOCK, "package-lock.json")):
+        with open(src, "rb") as f:
+            write_whole(os.path.join(work, name), f.read())
     try:
         proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts",
                                "--loglevel=error"], cwd=work, capture_output=True, text=True,

@@ -34,7 +34,7 @@ def enrol(hall, box, port, tls=False):
     out = subprocess.run(CLI + ["hall", "enrol", hall, box, "--mqtt-port", str(port)]
                          + ["--tls"] * tls, capture_output=True, text=True, timeout=60,
                          check=True)
-    return out.stdout.strip()
+    return out.stdout.splitlines()[0]   # then the line naming the settings file
 
 
 def kill_group(proc):

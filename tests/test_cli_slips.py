@@ -15,6 +15,7 @@ import pty
 import random
 import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -41,6 +42,7 @@ def home(tmp_path):
     (home / "dir").mkdir()
     (home / "dir" / "kept.txt").write_text("kept\n")
     (home / "figs.svg").mkdir()          # a folder with the name of an output file
+    os.mkfifo(home / "fifo")             # a named pipe nobody writes to: opened, it waits
     with open(home / "huge.txt", "wb") as f:
         f.truncate(HUGE)
     tmp = tmp_path / "tmp"
@@ -61,7 +63,9 @@ def snapshot(folder):
         for name in dirs + names:
             path = os.path.join(root, name)
             rel = os.path.relpath(path, folder)
-            if os.path.isdir(path):
+            if stat.S_ISFIFO(os.lstat(path).st_mode):
+                out[rel] = "fifo"
+            elif os.path.isdir(path):
                 out[rel] = "dir"
             elif os.path.getsize(path) >= HUGE:
                 st = os.stat(path)
@@ -97,6 +101,8 @@ CASES = [
     (("replay",), 2, ["FILE", "required"]),
     (("replay", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("replay", "dir"), 2, ["dir", "it is a directory"]),
+    (("replay", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("replay", "--runtime", "micropython", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("replay", "--runtime", "perl", "game.txt"), 2, ["--runtime", "invalid choice"]),
     (("replay", "--runtime", "micropython", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("replay", "--runtime", "micropython", "dir"), 2, ["dir", "it is a directory"]),
@@ -106,6 +112,8 @@ CASES = [
     (("uf2", "--micropython", "game.txt"), 2, ["game.txt", "not a UF2 file"]),
     (("uf2", "--micropython", "huge.txt"), 2, ["huge.txt", "too large"]),
     (("uf2", "--micropython", "dir"), 2, ["dir", "is a directory"]),
+    (("uf2", "--micropython", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("uf2", "--micropython", "/dev/zero"), 2, ["cannot read /dev/zero", "it is a device"]),
     (("uf2", "--micropython", "game.txt", "-o", "dir"), 2, ["dir", "it is a directory"]),
     (("uf2", "--micropython", "game.txt", "-o", "notes.txt"), 2,
      ["notes.txt", "it exists (--force replaces it)"]),
@@ -133,7 +141,8 @@ CASES = [
     (("sim", "--headless", "--keys", "WAIT:x"), 2, ["--keys", "WAIT"]),
     (("sim", "--headless", "--journal", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("sim", "--headless", "--journal", "dir"), 2, ["dir", "it is a directory"]),
-    (("sim", "--headless", "--journal", "/dev/zero"), 2, ["/dev/zero", "too large", "1 048 576"]),
+    (("sim", "--headless", "--journal", "/dev/zero"), 2, ["cannot read /dev/zero", "it is a device"]),
+    (("sim", "--headless", "--journal", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("sim", "--headless", "--journal", "huge.txt"), 2, ["huge.txt", "too large"]),
     (("sim", "--headless", "--journal", "/proc/self/mem"), 2, ["/proc/self/mem", "cannot read"]),
     (("sim", "--headless", "--flash", "notes.txt"), 2, ["notes.txt", "not a folder"]),
@@ -147,6 +156,10 @@ CASES = [
     (("sim", "--headless", "--flash", "dir", "--uplink", "http://x"), 2, ["--uplink", "mqtt://"]),
     (("sim", "--headless", "--flash", "dir", "--uplink", "mqtt://127.0.0.1"), 2,
      ["--uplink", "no box name and password"]),
+    (("sim", "--headless", "--flash", "dir", "--uplink", "mqtt://t1:pw@127.0.0.1:0"), 2,
+     ["--uplink", "its port 0 is not one of 1 to 65535"]),
+    (("uplink", "mqtt://t1:pw@127.0.0.1:0", "--port", NO_PORT), 2,
+     ["URL", "its port 0 is not one of 1 to 65535"]),
     # hall
     (("hall",), 2, ["ACTION", "required"]),
     (("hall", "enrol", "notes.txt", "t1"), 2, ["notes.txt", "not a folder"]),
@@ -156,6 +169,10 @@ CASES = [
     (("hall", "serve", "notes.txt"), 2, ["notes.txt", "not a folder"]),
     (("hall", "serve", "/sys/hall"), 2, ["/sys/hall", "cannot write"]),
     (("hall", "serve", "hall", "--broker", "http://x"), 2, ["--broker", "mqtt://"]),
+    (("hall", "serve", "hall", "--broker", "mqtt://127.0.0.1:0"), 2,
+     ["--broker", "its port 0 is not one of 1 to 65535"]),
+    (("hall", "serve", "hall", "--broker", "mqtt://127.0.0.1:http"), 2,
+     ["--broker", "its port 'http' is not one of 1 to 65535"]),
     (("hall", "serve", "hall", "--points", "1,x"), 2, ["--points", "whole numbers"]),
     (("hall", "mosquitto-conf", "/proc/hall"), 2, ["/proc/hall", "cannot write"]),
     # watch
@@ -172,7 +189,8 @@ CASES = [
     (("report", "dir", "-o", "dir.svg"), 2, ["dir", "it is a directory"]),
     (("report", "empty.txt", "-o", "e.svg"), 2, ["no report written", "empty.txt"]),
     (("report", "binary.bin", "-o", "b.svg"), 2, ["no report written", "binary.bin"]),
-    (("report", "/dev/zero", "-o", "z.svg"), 2, ["/dev/zero", "too large"]),
+    (("report", "/dev/zero", "-o", "z.svg"), 2, ["cannot read /dev/zero", "it is a device"]),
+    (("report", "fifo", "-o", "f.svg"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("report", "huge.txt", "-o", "h.svg"), 2, ["huge.txt", "too large"]),
     (("report", "game.txt", "-o", "out.doc"), 2, ["out.doc", "unknown output format"]),
     (("report", "game.txt", "-o", "figs.svg"), 2, ["figs.svg", "it is a directory"]),
@@ -192,6 +210,9 @@ CASES = [
     (("flash", "--pinmap", "game.txt", "--port", NO_PORT), 2, ["game.txt", "is not JSON"]),
     (("flash", "--pinmap", "missing.json", "--port", NO_PORT), 2, ["missing.json", "no such file"]),
     (("flash", "--pinmap", "huge.txt", "--port", NO_PORT), 2, ["huge.txt", "too large"]),
+    (("flash", "--pinmap", "fifo", "--port", NO_PORT), 2, ["cannot read fifo", "it is a FIFO"]),
+    (("flash", "--hall-settings", "fifo", "--port", NO_PORT), 2,
+     ["--hall-settings", "cannot read fifo", "it is a FIFO"]),
     (("doctor", "--boot-rom", "game.txt", "--port", NO_PORT), 2,
      ["game.txt exists", "a new file name"]),
     (("doctor", "--boot-rom", "rom.bin", "--port", NO_PORT), 2, ["no board at " + NO_PORT]),
@@ -201,6 +222,7 @@ CASES = [
     (("doctor", "--light-seconds", "1e9"), 2, ["--light-seconds", "out of range"]),
     # wiring, web
     (("wiring", "--out-of-date"), 2, ["unrecognized arguments"]),
+    (("wiring", "--check", "-o", "fifo"), 2, ["cannot read fifo", "it is a FIFO"]),
     (("web", "--port", "99999"), 2, ["--port", "99999 is out of range", "0 to 65535"]),
     (("web", "--port", "-5"), 2, ["--port", "-5 is out of range"]),
     (("web", "--port", "http"), 2, ["--port", "'http' is not a whole number"]),
@@ -305,6 +327,20 @@ def test_a_slip_as_a_real_process(home, argv, status, words):
     assert os.listdir(env["TMPDIR"]) == []
 
 
+def test_watch_follows_a_fifo_a_stream_being_what_it_reads(home):
+    """Every other command refuses a FIFO as an input file (it would wait for a writer);
+    `watch --file` reads a stream by design, to its end."""
+    folder, env = home
+    proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli", "watch", "--file", "fifo"],
+                            cwd=str(folder), env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    with open(folder / "fifo", "w") as writer:      # opens once watch has opened it to read
+        writer.write(STATE + "\n")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == "", err
+    assert "seat 1 to act" in out
+
+
 def test_doctor_without_a_board_says_so_in_its_report(home):
     folder, env = home
     proc = matchbox(("doctor", "--port", NO_PORT), folder, env)
@@ -398,16 +434,75 @@ def lingering(marker):
     return found
 
 
-def stopped(argv, cwd, env, sig, after):
-    """Start matchbox in a session of its own (stdin a pipe left open), send sig to the whole
-    session after `after` s, as a terminal sends Ctrl-C; (status, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "host_tools.cli"] + list(argv), cwd=str(cwd),
-                            env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(after)
-    assert proc.poll() is None, "it ended before the signal: %s" % proc.stderr.read()
+HERE = os.path.dirname(os.path.abspath(__file__))
+WITHIN = 60     # s: the longest a moment is waited for (a bound, never a pause)
+
+
+def start(argv, cwd, env, pause_at=None):
+    """matchbox in a session of its own (stdin and stdout pipes left open), as a terminal runs
+    it; with pause_at, paused inside the first import of that module (tests/pause_at_import.py)
+    with proc.paused the pipe that says so."""
+    command = [sys.executable, "-m", "host_tools.cli"]
+    pass_fds = ()
+    if pause_at:
+        read, write = os.pipe()
+        env = dict(env, PAUSE_AT=pause_at, PAUSE_FD=str(write))
+        command = [sys.executable, os.path.join(HERE, "pause_at_import.py")]
+        pass_fds = (write,)
+    proc = subprocess.Popen(command + list(argv), cwd=str(cwd), env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, pass_fds=pass_fds)
+    proc.paused = None
+    if pause_at:
+        os.close(write)
+        proc.paused = read
+    return proc
+
+
+def paused(proc):
+    """The moment: the process says it is inside the import it was told to pause in."""
+    return bool(select.select([proc.paused], [], [], 0.05)[0]) and os.read(proc.paused, 1) == b"!"
+
+
+def printed(proc):
+    """The moment: the process has printed a line (a state line, the JSON of a step)."""
+    return bool(select.select([proc.stdout], [], [], 0.05)[0]) and bool(proc.stdout.readline())
+
+
+def child_running(word):
+    """The moment: a child of the process whose command line holds word runs."""
+    def ready(proc):
+        return any(word in cmd for _, cmd in children(proc.pid))
+    return ready
+
+
+def children(pid):
+    """[(pid, command line)] of the processes whose parent is pid."""
+    found = []
+    for child in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % child) as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % child, "rb") as f:
+                cmd = f.read().decode("utf-8", "replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append((int(child), cmd))
+    return found
+
+
+def stopped(proc, sig, ready):
+    """Send sig to the whole session of proc, as a terminal sends Ctrl-C, once ready(proc) (a
+    condition, looked at until it holds, within WITHIN s); (status, stderr)."""
+    deadline = time.monotonic() + WITHIN
+    while not ready(proc):
+        assert proc.poll() is None, "it ended before the moment: %s" % proc.stderr.read()
+        assert time.monotonic() < deadline, "the moment did not come within %d s" % WITHIN
     os.killpg(proc.pid, sig)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=WITHIN)
+    if proc.paused is not None:
+        os.close(proc.paused)
     return proc.returncode, err
 
 
@@ -415,8 +510,7 @@ def stopped(argv, cwd, env, sig, after):
 def long_record(home):
     folder, env = home
     path = folder / "long.txt"
-    # about 2 MB, all legal: several seconds on the MicroPython unix port, so that a signal
-    # 1.5 s in finds it still reading
+    # about 2 MB, all legal: several seconds on the MicroPython unix port, read while it runs
     path.write_text("players 3\n" + "play 5\nundo\n" * 160000)
     return path
 
@@ -424,27 +518,44 @@ def long_record(home):
 def test_ctrl_c_in_a_micropython_replay(home, long_record):
     folder, env = home
     before = snapshot(folder)
-    status, err = stopped(("replay", "--runtime", "micropython", long_record.name), folder, env,
-                          signal.SIGINT, after=1.5)
-    assert status == INTERRUPTED and one_line(err, "replay").endswith("stopped: interrupted (Ctrl-C)")
+    proc = start(("replay", "--runtime", "micropython", long_record.name), folder, env)
+    status, err = stopped(proc, signal.SIGINT, child_running("replay_portable"))
+    assert status == INTERRUPTED and one_line(err, "replay") == "matchbox replay: interrupted"
     assert "MicroPython" not in err and "KeyboardInterrupt" not in err
     assert snapshot(folder) == before
-    time.sleep(0.3)
-    assert lingering(str(long_record)) == []
+    gone(str(long_record))
 
 
-@pytest.mark.parametrize("sig,status,why", [(signal.SIGINT, INTERRUPTED, "interrupted (Ctrl-C)"),
-                                            (signal.SIGTERM, TERMINATED, "terminated (SIGTERM)")])
-def test_a_signal_while_the_simulated_box_runs(home, sig, status, why):
+def gone(marker):
+    """No process left behind whose command line or folder holds marker (within WITHIN s)."""
+    deadline = time.monotonic() + WITHIN
+    while lingering(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert lingering(marker) == []
+
+
+# a state line as the box prints it after each action (`matchbox watch` shows it)
+STATE = ('{"players": 3, "turn": 1, "table": null, "revolution": false, "strongest": "F", '
+         '"seats": [{"seat": 1, "cards": 15, "sticks": 1, "rank": null}, {"seat": 2, "cards": '
+         '15, "sticks": 1, "rank": null}, {"seat": 3, "cards": 15, "sticks": 1, "rank": null}], '
+         '"supply": 37, "finished": false, "ranking": []}')
+
+# the setup of a 3-player game, then a play: the box prints a state line, then waits an hour
+PLAYING = " ".join(["3"] + ["PLAY"] * 9 + ["5", "PLAY", "WAIT:3600000"])
+
+
+@pytest.mark.parametrize("sig,status,line", [
+    (signal.SIGINT, INTERRUPTED, "matchbox sim: interrupted"),
+    (signal.SIGTERM, TERMINATED, "matchbox sim: stopped: terminated (SIGTERM)")])
+def test_a_signal_while_the_simulated_box_runs(home, sig, status, line):
     folder, env = home
     before = snapshot(folder)
-    got, err = stopped(("sim", "--headless", "--journal", "game.txt", "--keys", "WAIT:3600000"),
-                       folder, env, sig, after=1.5)
-    assert got == status and one_line(err, "sim").endswith("stopped: " + why), err
+    proc = start(("sim", "--headless", "--stream", "--keys", PLAYING), folder, env)
+    got, err = stopped(proc, sig, printed)
+    assert got == status and one_line(err, "sim") == line, err
     assert snapshot(folder) == before
-    time.sleep(0.3)
+    gone(env["TMPDIR"])                          # its MicroPython process
     assert os.listdir(env["TMPDIR"]) == []        # the box's temporary flash is gone
-    assert lingering(env["TMPDIR"]) == []         # and so is its MicroPython process
 
 
 def pico_ready():
@@ -452,26 +563,100 @@ def pico_ready():
     return emulated_pico.missing() is None
 
 
-@pytest.mark.parametrize("argv,after", [
-    (("report", "game.txt", "-o", "game.png"), 0.3),        # starting, or drawing the plot
-    (("watch", "--file", "-"), 1.0),                         # waiting for lines on stdin
-    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 1.0),   # the emulator starting
-    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), 4.0),   # the emulated box running
-], ids=["report drawing", "watch stdin", "sim --pico starting", "sim --pico running"])
-def test_ctrl_c_at_other_stages(home, argv, after):
+# (command words, the moment the signal is sent, the line said): every moment is one the
+# program itself makes known, never a time
+STAGES = [
+    (("report", "game.txt", "-o", "game.png"), "host_tools.resources",
+     "matchbox report: interrupted"),                       # its own modules loading
+    (("report", "game.txt", "-o", "game.png"), "numpy", "matchbox report: interrupted"),
+    (("card", "-o", "card.pdf"), "numpy", "matchbox card: interrupted"),
+    (("card", "-o", "card.pdf"), "matplotlib.backends.backend_pdf", "matchbox card: interrupted"),
+    (("hall", "enrol", "hall", "t1"), "pwdlib.hashers.argon2", "matchbox hall: interrupted"),
+    (("watch", "--file", "-"), printed, "matchbox watch: stopped"),   # following stdin
+    (("sim", "--headless", "--pico", "--keys", "WAIT:600000"), child_running("node"),
+     "matchbox sim: interrupted"),                           # the emulator starting
+    (("sim", "--headless", "--pico", "--stream", "--keys", PLAYING), printed,
+     "matchbox sim: interrupted"),                           # the emulated box running
+]
+
+
+@pytest.mark.parametrize("argv,moment,line", STAGES, ids=[
+    "report loading", "report inside numpy's import", "card inside numpy's import",
+    "card drawing", "enrol hashing", "watch stdin", "sim --pico starting", "sim --pico running"])
+def test_ctrl_c_at_other_stages(home, argv, moment, line):
     if "--pico" in argv and not pico_ready():
         from host_tools.virtual import emulated_pico
         pytest.skip("emulated Pico: %s" % emulated_pico.missing())
     folder, env = home
     before = snapshot(folder)
-    status, err = stopped(argv, folder, env, signal.SIGINT, after=after)
+    proc = start(argv, folder, env, pause_at=moment if isinstance(moment, str) else None)
+    if argv[0] == "watch":       # a state line for it to show: then it waits for the next
+        proc.stdin.write(STATE + "\n")
+        proc.stdin.flush()
+    status, err = stopped(proc, signal.SIGINT, paused if isinstance(moment, str) else moment)
     assert status == INTERRUPTED, err
-    assert one_line(err, argv[0]).endswith("stopped: interrupted (Ctrl-C)")
-    after_files = snapshot(folder)
-    after_files.pop("game.png", None)     # a report may have been written before the signal
-    assert after_files == before
-    time.sleep(0.3)
-    assert lingering(str(folder)) == [] and lingering(env["TMPDIR"]) == []
+    assert one_line(err, argv[0]) == line
+    assert snapshot(folder) == before
+    gone(str(folder))
+    gone(env["TMPDIR"])
+
+
+def test_ctrl_c_stops_the_hall_as_a_server_is_stopped(home):
+    """Ctrl-C is how a server is stopped: said plainly, `matchbox hall: stopped`, status 130
+    (docs/hall.md), its broker gone with it."""
+    import socket
+    folder, env = home
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        mqtt = s.getsockname()[1]
+    proc = start(("hall", "serve", "hall", "--port", "0", "--mqtt-port", str(mqtt)), folder, env)
+    status, err = stopped(proc, signal.SIGINT, printed)
+    assert status == INTERRUPTED and one_line(err, "hall") == "matchbox hall: stopped"
+    gone(str(folder))
+
+
+def test_ctrl_c_a_library_swallows_still_ends_the_command_interrupted(home, monkeypatch, capsys):
+    """Ctrl-C landing in a finaliser, where Python cannot raise it (it printed "Exception
+    ignored ... KeyboardInterrupt" and card went on to exit 0): one line, 130, no card."""
+    from host_tools.commands import card
+    folder, env = home
+    drawn = card.write_pdf
+
+    class Finaliser:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)
+
+    def drawing(*args):
+        Finaliser()                    # made and let go: its __del__ runs here
+        return drawn(*args)
+    monkeypatch.setattr(card, "write_pdf", drawing)
+    before = snapshot(folder)
+    status, err = run_in_process(("card", "-o", "card.pdf"), folder, env, monkeypatch, capsys)
+    assert status == INTERRUPTED and err == "matchbox card: interrupted\n"
+    assert snapshot(folder) == before
+
+
+def test_ctrl_c_inside_an_import_that_turns_it_into_an_import_error(home, monkeypatch, capsys):
+    """As numpy's import does ("ImportError: initialization failed", once status 3): the
+    report's drawing modules loaded anew, Ctrl-C inside."""
+    import importlib.abc
+    folder, env = home
+
+    class Numpy(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "host_tools.reports.plot":
+                try:
+                    signal.raise_signal(signal.SIGINT)
+                except KeyboardInterrupt:
+                    raise ImportError("initialization failed") from None
+            return None
+    monkeypatch.delitem(sys.modules, "host_tools.reports.plot", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Numpy()] + sys.meta_path)
+    before = snapshot(folder)
+    status, err = run_in_process(("report", "game.txt", "-o", "g.svg"), folder, env, monkeypatch,
+                                 capsys)
+    assert status == INTERRUPTED and err == "matchbox report: interrupted\n"
+    assert snapshot(folder) == before
 
 
 # --- a wrong or swapped UF2 or boot ROM for --pico ---------------------------------------------

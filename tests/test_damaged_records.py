@@ -280,8 +280,8 @@ def test_report_through_a_link_to_its_record_leaves_it_unchanged(tmp_path, capsy
     status = cli.main(["report", str(game), "-o", str(tmp_path / "link-to-g.html")])
     err = capsys.readouterr().err
     assert status == 2
-    assert err == "matchbox report: the report would overwrite the record %s (%s is that file): " \
-                  "give -o another file\n" % (game, tmp_path / "link-to-g.html")
+    assert err == "matchbox report: cannot write %s: it is the input %s: give another file to " \
+                  "write\n" % (tmp_path / "link-to-g.html", game)
     assert game.read_bytes() == data
 
 

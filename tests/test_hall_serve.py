@@ -195,7 +195,7 @@ def enrol_force(folder, box, port):
     out = subprocess.run(CLI + ["hall", "enrol", folder, box, "--mqtt-port", str(port),
                                 "--force"], capture_output=True, text=True, timeout=60,
                          check=True)
-    return out.stdout.strip()
+    return out.stdout.splitlines()[0]
 
 
 def test_a_box_connecting_gets_no_other_box_s_retained_ack(hall):

@@ -97,7 +97,7 @@ def test_enrol_for_the_room_writes_mqtts_and_the_ca(tmp_path):
     hall = str(tmp_path / "hall")
     out = run("hall", "enrol", hall, "t1", "--host", "192.0.2.7")
     assert out.returncode == 0, out.stderr
-    url = out.stdout.strip()
+    url = out.stdout.splitlines()[0]
     assert url.startswith("mqtts://t1:") and url.endswith("@192.0.2.7:8883")
     with open(os.path.join(hall, "boxes", "t1", "hall.json")) as f:
         settings = json.load(f)
@@ -109,7 +109,7 @@ def test_enrol_for_the_room_writes_mqtts_and_the_ca(tmp_path):
     assert out.returncode == 0 and out.stderr.count("\n") == 1
     assert "the hall's certificate does not name 192.0.2.9" in out.stderr
     out = run("hall", "enrol", hall, "t3")                       # this computer only: plain
-    assert out.stdout.startswith("mqtt://t3:") and out.stdout.strip().endswith("@127.0.0.1:1883")
+    assert out.stdout.startswith("mqtt://t3:") and out.stdout.splitlines()[0].endswith("@127.0.0.1:1883")
     with open(os.path.join(hall, "boxes", "t3", "hall.json")) as f:
         assert "ca" not in json.load(f)
 

@@ -102,6 +102,10 @@ def _block(addr=0x10000000, number=0, count=1, family=image.RP2040_FAMILY, size=
     (micropython_uf2(drives=[("MicroPython", 0x101A0000, 1408 * 1024)]),
      "not whole 4 KB blocks in the Pico's flash"),
     (micropython_uf2(extra_blocks=[(0x100A0000, bytes(256))]), "writes into its own filesystem"),
+    (micropython_uf2(extra_blocks=[(0x10000100, bytes(256))]),
+     "is damaged: blocks 1 and 256 both write 0x10000100"),
+    (blocks([(0x10000000, bytes(256)), (0x10000000, b"\x01" * 256)]),
+     "is damaged: blocks 0 and 1 both write 0x10000000"),
 ])
 def test_what_is_not_micropython_for_the_rp2040_is_refused_with_the_reason(data, reason):
     with pytest.raises(image.ImageError, match=reason):
@@ -149,6 +153,9 @@ def test_matchbox_uf2_writes_the_file_and_says_it_replaces_the_games(tmp_path, b
      ["app.uf2 is not MicroPython"]),
     (("--micropython", "nofs.uf2"), {"nofs.uf2": micropython_uf2(drives=[])},
      ["nofs.uf2 is MicroPython whose filesystem cannot be located"]),
+    (("--micropython", "twice.uf2"),
+     {"twice.uf2": micropython_uf2(extra_blocks=[(0x10000000, b"\x01" * 256)])},
+     ["twice.uf2 is damaged: blocks 0 and 256 both write 0x10000000"]),
 ])
 def test_matchbox_uf2_slips_are_one_line_and_exit_2(tmp_path, argv, files, words):
     for name, data in files.items():

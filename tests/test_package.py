@@ -308,7 +308,8 @@ def test_hall_serves_a_box_of_the_installed_package(pkg):
             s.bind(("127.0.0.1", 0))
             ports.append(s.getsockname()[1])
     http, mqtt = ports
-    url = pkg.matchbox("hall", "enrol", "hall", "t1", "--mqtt-port", str(mqtt)).stdout.strip()
+    url = pkg.matchbox("hall", "enrol", "hall", "t1",
+                       "--mqtt-port", str(mqtt)).stdout.splitlines()[0]
     serve = subprocess.Popen(["matchbox", "hall", "serve", "hall", "--port", str(http),
                               "--mqtt-port", str(mqtt)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, cwd=pkg.work, env=pkg.env())

@@ -106,7 +106,7 @@ def check_record(hall, box_record, outputs, lines):
     assert record == box_record, outputs
     assert record.count(b"\n") == lines
     assert outputs.count("uplink: the box is ready") == 2, outputs
-    assert "matchbox uplink: stopped: interrupted (Ctrl-C)" in outputs
+    assert "matchbox uplink: stopped" in outputs.splitlines()
     assert "differs" not in hall.messages() and "dropped" not in hall.messages(), hall.messages()
     files = hall.files()
     assert len(files) == 1 and list(files.values())[0] == box_record, files

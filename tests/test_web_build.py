@@ -235,7 +235,7 @@ def test_a_full_disk_leaves_nothing_half_written(tmp_path, offline, capsys, monk
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(wasm_cache.os, "fsync", full)
-    refused(tmp_path, capsys, "cannot write the cache folder", "No space left on device")
+    refused(tmp_path, capsys, "cannot write the cache folder", "no space left on device")
 
 
 def test_a_cache_that_is_a_file_is_one_line(tmp_path, offline, capsys, monkeypatch):

@@ -14,14 +14,14 @@ matplotlib-fontja; it has one weight, so its bold is its outline stroked under i
 drawn, so a glyph cannot go missing. The lines are broken here (matplotlib does not wrap to a
 width), between words, or between characters in Japanese.
 """
+import io
 import math
 import os
 import re
-import tempfile
 
 from host_tools import words as vocabulary
 from host_tools.errors import MatchboxError
-from host_tools.files import print_path
+from host_tools.files import print_path, write_whole
 from host_tools.virtual import display_svg
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4), "a5": (148.0, 210.0)}
@@ -380,7 +380,9 @@ def c_mask(value):
 
 
 def write_pdf(path, lang="en", paper="a4"):
-    """Draw the card and write it to `path` as a PDF (two pages)."""
+    """Draw the card and write it to `path` as a PDF (two pages): drawn into memory, then
+    written whole (a card that fails half-way leaves no half card, and an old one as it
+    was)."""
     import matplotlib
     matplotlib.use("Agg", force=False)
     from matplotlib.backends.backend_pdf import PdfPages
@@ -395,8 +397,9 @@ def write_pdf(path, lang="en", paper="a4"):
     scale = min(size[0] / PAPERS["a4"][0], size[1] / PAPERS["a4"][1])
     margin = 12 * scale
     with matplotlib.rc_context({"pdf.fonttype": 42}):
-        with PdfPages(path, metadata={"Title": c["w"]["title"], "CreationDate": None,
-                                      "Creator": "matchbox card"}) as pdf:
+        pdf_bytes = io.BytesIO()
+        with PdfPages(pdf_bytes, metadata={"Title": c["w"]["title"], "CreationDate": None,
+                                           "Creator": "matchbox card"}) as pdf:
             for draw in (front, back):
                 figure = Figure(figsize=(size[0] / 25.4, size[1] / 25.4))
                 bottom = draw(Page(figure, size, fonts, scale, margin), c)
@@ -404,6 +407,7 @@ def write_pdf(path, lang="en", paper="a4"):
                     raise RuntimeError("the %s card on %s overflows its page %s by %.1f mm" % (
                         lang, paper, draw.__name__, bottom - size[1] + margin / 2))
                 pdf.savefig(figure)
+    write_whole(path, pdf_bytes.getvalue())
 
 
 def add_arguments(parser):
@@ -418,19 +422,6 @@ def add_arguments(parser):
 def run(args):
     from host_tools.commands.report import writable
     writable(args.output)
-    # drawn into a new file beside it, which then takes its name: a card that fails half-way
-    # leaves no half card, and an old one as it was
-    fd, part = tempfile.mkstemp(prefix=".card-", suffix=".pdf",
-                                dir=os.path.dirname(args.output) or ".")
-    os.close(fd)
-    try:
-        write_pdf(part, args.lang, args.paper)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(part, 0o666 & ~umask)   # as a file opened for writing would be, not mkstemp's
-        os.replace(part, args.output)
-    finally:
-        if os.path.exists(part):
-            os.remove(part)
+    write_pdf(args.output, args.lang, args.paper)
     print_path(args.output)
     return 0

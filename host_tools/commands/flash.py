@@ -28,7 +28,9 @@ from host_tools.resources import BOARD_PINMAP, FIRMWARE, PINMAP_SOURCE
 from host_tools.device import build
 from host_tools.device.board_info import describe, incompatibility, unsupported
 from host_tools.device.serial_board import COMM_ERRORS, CONNECT_TIMEOUT, BoardError, NoPico, connect
-from host_tools.errors import CANNOT, VERDICT, MatchboxError, read_bounded, seconds_in
+from host_tools.errors import (CANNOT, VERDICT, MatchboxError, check_input, read_bounded,
+                               seconds_in)
+from host_tools.files import write_whole
 
 OWNED_DIRS = ("/lib/box", "/lib/tycoon")
 OWNED_FILES = ("/main.py",)   # and every top-level file of the build
@@ -95,6 +97,10 @@ def read_hall_settings(path):
     link = resources.firmware_module("box.mqtt_link")
     store = resources.firmware_module("box.journal").Store()
     try:
+        check_input(path)
+    except MatchboxError as exc:
+        raise MatchboxError("--hall-settings", str(exc)) from None
+    try:
         settings = link.load(store, path)
         with open(path, "rb") as f:
             data = f.read()
@@ -150,8 +156,7 @@ def flash(port="auto", source=False, dry_run=False, root=FIRMWARE, timeout=CONNE
         # the given files join the staged ones (the staged pin map, never a link, is replaced)
         for path, data in ((HALL_SETTINGS, settings), (BOARD_PINMAP, own_map)):
             if data is not None:
-                with open(stage_dir + path, "wb") as f:
-                    f.write(data)
+                write_whole(stage_dir + path, data)
                 local[path] = hashlib.sha256(data).hexdigest()
         native = set()
         for name, _ in staged:

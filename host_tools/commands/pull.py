@@ -109,18 +109,6 @@ def _free_name(path, data):
     return path
 
 
-def _write_new(path, data, replace=False):
-    """Write a file that must not exist ('x' mode: never through a link someone left), or
-    with replace, put a new file in place of path (through a temporary name: a link at path
-    is replaced, not followed)."""
-    if replace:
-        files.write_whole(path, data, ".pull-tmp")
-        return
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "xb") as f:
-        f.write(data)
-
-
 def save(path, data, keep_both, force):
     """Save data at path without replacing anything unless force. Returns (path saved, what
     happened): 'saved', 'already there', 'replaced', or 'kept' (nothing saved: path exists
@@ -128,13 +116,13 @@ def save(path, data, keep_both, force):
     if keep_both and not force:
         path = _free_name(path, data)
     if not os.path.lexists(path):
-        _write_new(path, data)
+        files.write_whole(path, data)
         return path, "saved"
     if os.path.isfile(path) and _same(path, data):
         return path, "already there"
     if not force:
         return path, "kept"
-    _write_new(path, data, replace=True)
+    files.write_whole(path, data)
     return path, "replaced"
 
 

@@ -42,22 +42,17 @@ def default_output(game_path):
     return os.path.splitext(game_path)[0] + ".html"
 
 
-def write(trace, path):
-    """Write the report of a trace to path, in the format its extension names."""
-    data = render(trace, output_format(path))
-    if isinstance(data, bytes):
-        with open(path, "wb") as f:
-            f.write(data)
-    else:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(data)
+def write(trace, path, inputs=()):
+    """Write the report of a trace to path, in the format its extension names: whole, or
+    not at all (a full disk leaves the old report as it was)."""
+    files.write_whole(path, render(trace, output_format(path)), inputs=inputs)
 
 
-def writable(out):
-    """MatchboxError, before anything is drawn, when out cannot be written: a folder, in a
-    folder that is not there, or where no file can be made (/proc)."""
-    if os.path.isdir(out):
-        raise MatchboxError("cannot write %s" % out, "it is a directory")
+def writable(out, inputs=()):
+    """MatchboxError, before anything is drawn, when out cannot be written: a folder, a
+    device, a FIFO, one of the inputs, in a folder that is not there, or where no file can be
+    made (/proc)."""
+    files.check_output(out, inputs)
     folder = os.path.dirname(out) or "."
     if not os.path.isdir(folder):
         raise MatchboxError("cannot write %s" % out, "no such folder %s" % folder)
@@ -65,17 +60,6 @@ def writable(out):
         check_folder(folder, "folder for the report")
     except MatchboxError as exc:
         raise MatchboxError("cannot write %s" % out, exc.why) from None
-
-
-def same_file(a, b):
-    """True when paths a and b name one file: the same path, or a link (symbolic or hard) to
-    it, by the file's identity (os.path.samefile), not its name."""
-    if os.path.abspath(a) == os.path.abspath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:   # one of them does not exist (yet): not the same file
-        return False
 
 
 def add_arguments(parser):
@@ -87,10 +71,7 @@ def add_arguments(parser):
 def run(args):
     out = args.output or default_output(args.game)
     output_format(out)
-    if same_file(out, args.game):
-        raise ReportError("the report would overwrite the record %s (%s is that file): "
-                          "give -o another file" % (args.game, out))
-    writable(out)
+    writable(out, [args.game])
     trace = read_file(args.game)
     status = 0
     where = ""
@@ -102,9 +83,6 @@ def run(args):
                             % (args.game, where or "no game"), status or CANNOT)
     if where:
         sys.stderr.write(where + "\n")
-    try:
-        write(trace, out)
-    except OSError as err:
-        raise MatchboxError("cannot write %s" % out, files.reason(err)) from None
+    write(trace, out, [args.game])
     files.print_path(out)
     return status

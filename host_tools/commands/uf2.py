@@ -5,15 +5,16 @@ The box (main.py, the modules compiled as `matchbox flash` compiles them, the pi
 a littlefs image placed where that firmware keeps its filesystem, read from the firmware itself
 (host_tools.device.image). Dragging the file onto a Pico replaces its whole filesystem, games
 included: the command says so, and that `matchbox flash` is the update that keeps them. The
-file is written whole (a temporary file renamed into place), and an existing one is replaced
-only with --force. docs/flashing.md says what to do with it.
+file is written whole (host_tools.files.write_whole), an existing one is replaced only with
+--force, and never the MicroPython UF2 it was made from. docs/flashing.md says what to do
+with it.
 """
 import hashlib
 import os
 
 from host_tools.device import board_info
 from host_tools.errors import MatchboxError, check_folder, read_bounded
-from host_tools.files import write_whole
+from host_tools.files import check_output, write_whole
 
 MAX_UF2 = 8 * 1024 * 1024   # a whole 2 MB flash is 4 MB of UF2 blocks: far more is not one
 
@@ -36,8 +37,7 @@ def run(args):
                                board_info.DOWNLOAD["picow"]))
     source = args.micropython
     out = args.output or "matchbox-" + os.path.basename(source.rstrip("/\\") or "micropython.uf2")
-    if os.path.isdir(out):
-        raise MatchboxError("cannot write %s" % out, "it is a directory")
+    check_output(out, [source])
     if os.path.lexists(out) and not args.force:
         raise MatchboxError("cannot write %s" % out, "it exists (--force replaces it)")
     check_folder(os.path.dirname(os.path.abspath(out)), "folder for the image")
@@ -55,7 +55,7 @@ def run(args):
     except build.BuildError as exc:
         raise MatchboxError("cannot make the image", "the firmware does not compile: %s"
                             % build.format_error(exc.errors[0]), 1) from None
-    write_whole(out, made)
+    write_whole(out, made, inputs=[source])
     print("wrote %s: %d bytes, sha256 %s" % (out, len(made), hashlib.sha256(made).hexdigest()))
     print("MicroPython %s%s with the box on its filesystem: %d files in littlefs at 0x%08x "
           "(%d KB)" % (facts["version"] or "(version not stated)",

@@ -73,6 +73,7 @@ def run(args):
     except BoardError as exc:
         raise MatchboxError("", str(exc)) from None
     bridge = Bridge(ser, device, box, password, host, port, shown, args.timeout, tls)
+    args.serving = True    # Ctrl-C, the way to stop it, is said `stopped` (cli)
     say("carrying the journal of the box on %s%s to the hall at %s (Ctrl-C to stop)"
         % (device, picked, shown))
     try:

@@ -47,6 +47,8 @@ def add_arguments(parser):
 def run(args):
     redraw = sys.stdout.isatty() and not args.plain
     counts = {}
+    # following a board or stdin, Ctrl-C is the way to stop it: said `stopped` (cli)
+    args.serving = not args.file or args.file == "-"
     try:
         if args.file:
             source = file_lines(args.file, counts)

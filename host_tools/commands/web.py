@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import webbrowser
 
-from host_tools import resources, wasm_cache, words
+from host_tools import files, resources, wasm_cache, words
 from host_tools.errors import MatchboxError, check_folder, int_in
 from host_tools.web_server import Handler, Server
 from host_tools.virtual import display_svg
@@ -102,8 +102,8 @@ def page_html(pinmap):
 
 
 def _copy(src, dest):
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    shutil.copyfile(src, dest)
+    with open(src, "rb") as f:
+        files.write_whole(dest, f.read())
 
 
 def build(dest):
@@ -128,8 +128,8 @@ def build(dest):
     for src, rel in py:
         _copy(src, os.path.join(dest, rel))
     written += [rel for _, rel in py]
-    with open(os.path.join(dest, "files.json"), "w") as f:
-        json.dump([rel for _, rel in py], f, indent=0)
+    files.write_whole(os.path.join(dest, "files.json"),
+                      json.dumps([rel for _, rel in py], indent=0))
     written.append("files.json")
     for name in WASM_FILES:
         _copy(os.path.join(wasm, name), os.path.join(dest, name))
@@ -141,8 +141,7 @@ def build(dest):
     if font:   # for the Japanese labels where the system has no Japanese font (page.css)
         _copy(font, os.path.join(dest, JAPANESE_FONT))
         written.append(JAPANESE_FONT)
-    with open(os.path.join(dest, "index.html"), "w") as f:
-        f.write(page_html(pinmap))
+    files.write_whole(os.path.join(dest, "index.html"), page_html(pinmap))
     written.append("index.html")
     return written
 
@@ -161,12 +160,12 @@ def run(args):
     if args.build_only:
         check_folder(args.build_only, "folder for the site")
         try:
-            files = build(args.build_only)
+            written = build(args.build_only)
         except OSError as exc:
             raise MatchboxError("cannot write the site in %s" % args.build_only,
                                 "%s%s" % (exc.strerror or exc,
                                           " (%s)" % exc.filename if exc.filename else "")) from None
-        print("wrote %d files to %s" % (len(files), args.build_only))
+        print("wrote %d files to %s" % (len(written), args.build_only))
         return 0
     folder = tempfile.mkdtemp(prefix="matchbox-web-")
     try:
@@ -174,6 +173,7 @@ def run(args):
         httpd = server(folder, args.port)
         try:
             url = "http://127.0.0.1:%d/" % httpd.server_address[1]
+            args.serving = True    # Ctrl-C, the way to stop it, is said `stopped` (cli)
             print("the box is at %s (Ctrl-C stops the server)" % url, flush=True)
             if not args.no_open:
                 webbrowser.open(url)

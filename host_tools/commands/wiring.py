@@ -14,6 +14,7 @@ import sys
 
 from host_tools import files, resources
 from host_tools import svg as writer
+from host_tools.errors import check_input
 
 MAP_PATH = resources.PINMAP
 SVG_PATH = os.path.join(resources.HARDWARE, "wiring.svg")  # the diagram shipped with the map
@@ -342,18 +343,17 @@ def check(svg_path=SVG_PATH, map_path=MAP_PATH):
     """Whether the SVG file on disk is what the map generates now."""
     with open(map_path) as f:
         want = render(json.load(f))
-    try:
-        with open(svg_path) as f:
-            return f.read() == want
-    except FileNotFoundError:
+    if not os.path.exists(svg_path):
         return False
+    check_input(svg_path)     # a folder, a FIFO, a device: said, not read
+    with open(svg_path) as f:
+        return f.read() == want
 
 
 def write(svg_path=SVG_PATH, map_path=MAP_PATH):
     with open(map_path) as f:
         text = render(json.load(f))
-    with open(svg_path, "w") as f:
-        f.write(text)
+    files.write_whole(svg_path, text, inputs=[map_path])
 
 
 def add_arguments(parser):
@@ -376,10 +376,6 @@ def run(args):
         print("%s is out of date: run `matchbox wiring -o %s`" % (shown, shown), file=sys.stderr)
         return 1
     output = output or DEFAULT_OUTPUT
-    try:
-        write(output)
-    except OSError as exc:
-        print("matchbox wiring: cannot write %s: %s" % (output, files.reason(exc)), file=sys.stderr)
-        return 2
+    write(output)
     print("wrote %s" % output)
     return 0

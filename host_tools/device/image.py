@@ -59,11 +59,13 @@ class ImageError(MatchboxError):
 # --- UF2 ----------------------------------------------------------------------------------------
 
 def read_uf2(data, name="UF2"):
-    """[(address, 256-byte payload)] of an RP2040 UF2, in file order; ImageError otherwise."""
+    """[(address, 256-byte payload)] of an RP2040 UF2, in file order; ImageError otherwise
+    (two blocks for one address too: which one a bootloader keeps is not the file's to say)."""
     if not data or len(data) % 512:
         raise ImageError("%s is not a UF2 file (%d bytes, not a whole number of 512-byte blocks)"
                          % (name, len(data)))
     blocks = []
+    seen = {}
     total = None
     for i in range(0, len(data), 512):
         m0, m1, flags, addr, size, number, count, family = struct.unpack_from("<8I", data, i)
@@ -78,6 +80,10 @@ def read_uf2(data, name="UF2"):
         if number != i // 512 or (total is not None and count != total):
             raise ImageError("%s is damaged: block %d is numbered %d of %d"
                              % (name, i // 512, number, count))
+        if addr in seen:
+            raise ImageError("%s is damaged: blocks %d and %d both write 0x%08x"
+                             % (name, seen[addr], i // 512, addr))
+        seen[addr] = i // 512
         total = count
         blocks.append((addr, bytes(data[i + 32:i + 32 + PAYLOAD])))
     if total != len(blocks):

@@ -7,8 +7,8 @@ embedded broker and an external Mosquitto accept the same boxes. The hall's own 
 account (`hall`) has its password in `credentials/hall.secret` (mode 0600): the hall logs in
 with it. Mosquitto's `$7$` hash is written here with hashlib (PBKDF2-HMAC-SHA512, 101
 iterations, a 12-byte salt, as mosquitto_passwd writes it) because no maintained Python
-package writes that format. Every file is replaced atomically (a temporary file, fsync,
-rename), so an interrupted enrolment leaves the old files.
+package writes that format. Every file is replaced whole (host_tools.files.write_whole: a
+temporary file, fsync, rename), so an interrupted enrolment leaves the old files.
 """
 import base64
 import hashlib
@@ -16,9 +16,11 @@ import os
 import re
 import secrets
 
+from host_tools import files
+
 SERVICE = "hall"
 HALL_CLIENT_ID = "matchbox-hall"
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}\Z")   # \Z: not before a final line break
 NAME_RULE = "1 to 32 of a-z 0-9 _ -, starting with a letter or digit"
 PASSWORD_BYTES = 18   # 24 characters of URL-safe base64: 144 random bits
 
@@ -29,7 +31,7 @@ class AccountError(Exception):
 
 def check_name(name):
     """The box name, or AccountError saying why it cannot be one."""
-    if not NAME.match(name or ""):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise AccountError("%r is not a box name (%s)" % (name, NAME_RULE))
     if name == SERVICE:
         raise AccountError("%r is the hall's own account: choose another box name" % name)
@@ -87,47 +89,56 @@ def read_accounts(path):
 
 
 def boxes(hall):
-    """The names of the enrolled boxes, sorted."""
-    return sorted(n for n in read_accounts(amqtt_file(hall)) if n != SERVICE)
-
-
-def replace_file(path, text, mode=0o600):
-    """Write text to path atomically: a temporary file beside it, fsync, rename."""
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.rename(tmp, path)
+    """The names of the enrolled boxes, sorted (a line of the file that names none is no
+    box)."""
+    return sorted(n for n in read_accounts(amqtt_file(hall)) if n != SERVICE and NAME.match(n))
 
 
 def _write_accounts(path, accounts):
-    replace_file(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())))
+    files.write_whole(path, "".join("%s:%s\n" % item for item in sorted(accounts.items())),
+                      mode=files.PRIVATE)
 
 
 def set_password(hall, name, password):
-    """Store the hashes of name's password in both password files."""
+    """Store the hashes of name's password in both password files: in both or, when a write
+    fails (or Ctrl-C comes), in neither (the file written first is put back as it was)."""
     os.makedirs(folder(hall), mode=0o700, exist_ok=True)
-    for path, make in ((mosquitto_file(hall), mosquitto_hash), (amqtt_file(hall), argon2_hash)):
-        accounts = read_accounts(path)
-        accounts[name] = make(password)
-        _write_accounts(path, accounts)
+    written = []
+    try:
+        for path, make in ((mosquitto_file(hall), mosquitto_hash), (amqtt_file(hall), argon2_hash)):
+            accounts = read_accounts(path)
+            before = dict(accounts) if os.path.exists(path) else None
+            accounts[name] = make(password)
+            _write_accounts(path, accounts)
+            written.append((path, before))
+    except BaseException:
+        for path, before in written:
+            if before is None:
+                os.remove(path)
+            else:
+                _write_accounts(path, before)
+        raise
 
 
 def new_password():
     return secrets.token_urlsafe(PASSWORD_BYTES)
 
 
-def enrol(hall, name, force=False):
-    """Create the account of box `name` with a new random password; returns the password.
-    AccountError for a bad name, or one already enrolled unless force."""
+def check_new(hall, name, force=False):
+    """AccountError for a bad name, or one already enrolled unless force."""
     check_name(name)
     if name in boxes(hall) and not force:
         raise AccountError("box %r is enrolled already (--force gives it a new password; the "
                            "old one stops working)" % name)
+
+
+def enrol(hall, name, force=False, password=None):
+    """Create the account of box `name` with `password` (a new random one when None);
+    returns the password. AccountError for a bad name, or one already enrolled unless
+    force."""
+    check_new(hall, name, force)
     service_password(hall)
-    password = new_password()
+    password = password or new_password()
     set_password(hall, name, password)
     return password
 
@@ -146,5 +157,5 @@ def service_password(hall):
     password = new_password()
     os.makedirs(folder(hall), mode=0o700, exist_ok=True)
     set_password(hall, SERVICE, password)
-    replace_file(path, password + "\n")
+    files.write_whole(path, password + "\n", mode=files.PRIVATE)
     return password

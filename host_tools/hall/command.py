@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 
+from host_tools import files
 from host_tools.errors import MatchboxError, check_folder, int_in
 
 DEFAULT_PORT = 8780
@@ -118,37 +119,102 @@ def _wifi_password(ssid):
     return password
 
 
+def _host(host, every=False):
+    """--host as given when it is a host name or an IP address ("" too when `every`: every
+    address to listen on), else MatchboxError: nothing else reaches a URL or a file."""
+    from host_tools.hall import protocol
+    if every and host == "":
+        return host
+    try:
+        return protocol.check_host(host)
+    except protocol.ProtocolError as exc:
+        raise MatchboxError("--host", str(exc)) from None
+
+
+def _missing(path):
+    """The folders of path (itself included) that do not exist, deepest first."""
+    out = []
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        out.append(path)
+        path = os.path.dirname(path)
+    return out
+
+
+def _previous(path):
+    """The bytes of the file at path before it is replaced (None when there is none)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _remove_empty(folders):
+    """Remove the folders given (deepest first) that are empty: those a failed enrol made."""
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            pass
+
+
 def enrol(args):
-    from host_tools.hall import accounts, certs, uplink
+    """Every input is checked before anything is written; the box's settings are written
+    first, then its account, and when that fails the settings are put back as they were:
+    nothing of the account is made."""
+    from host_tools.hall import accounts, certs, protocol, uplink
     try:
         accounts.check_name(args.box)
     except accounts.AccountError as exc:
         raise MatchboxError("BOX", str(exc)) from None
+    _host(args.host)
     check_folder(args.dir, "folder for the hall")
     tls, port = _tls(args)
-    wifi = _wifi_password(args.wifi_ssid)
     path = args.settings or os.path.join(args.dir, "boxes", args.box, uplink.SETTINGS)
     where = os.path.dirname(os.path.abspath(path))
     check_folder(where, "folder for the box's settings")
+    files.check_output(path)
+    try:
+        accounts.check_new(args.dir, args.box, args.force)
+    except accounts.AccountError as exc:
+        raise MatchboxError(args.box, str(exc)) from None
     ca = None
     if tls:
         try:
             ca = certs.ca_der(args.dir)
         except certs.CertError as exc:
             raise MatchboxError("--tls", str(exc)) from None
-    try:
-        password = accounts.enrol(args.dir, args.box, args.force)
-    except accounts.AccountError as exc:
-        raise MatchboxError(args.box, str(exc)) from None
+    wifi = _wifi_password(args.wifi_ssid)
+    password = accounts.new_password()
     url = "%s://%s:%s@%s:%d" % ("mqtts" if tls else "mqtt", args.box, password,
                                _url_host(args.host), port)
     try:
+        settings = uplink.settings(url, args.wifi_ssid, wifi, ca)
+    except protocol.ProtocolError as exc:
+        raise MatchboxError("--host", "%s makes no URL a box can read (%s)" % (args.host, exc))
+    before = _previous(path)
+    made = sorted(set(_missing(where) + _missing(accounts.folder(args.dir))), reverse=True)
+    try:
         os.makedirs(where, mode=0o700, exist_ok=True)
-        uplink.write_settings(path, uplink.settings(url, args.wifi_ssid, wifi, ca))
-    except OSError as exc:
-        raise MatchboxError(path, "cannot write the box's settings: %s (the account is made: "
-                            "--force makes it again)" % (exc.strerror or exc)) from None
+        uplink.write_settings(path, settings)
+        try:
+            accounts.enrol(args.dir, args.box, args.force, password)
+        except BaseException:
+            if before is None:
+                os.remove(path)
+            else:
+                files.write_whole(path, before, mode=files.PRIVATE)
+            raise
+    except accounts.AccountError as exc:
+        _remove_empty(made)
+        raise MatchboxError(args.box, str(exc)) from None
+    except BaseException:
+        _remove_empty(made)
+        raise
     print(url)
+    print("wrote %s: the box's settings, with this password (mode 0600: keep it private; put "
+          "it on the box with `matchbox flash --hall-settings %s`)" % (path, path))
     named = certs.served_names(args.dir) if tls else []
     if named and args.host.strip("[]") not in named:
         print("matchbox hall: note: the hall's certificate does not name %s (it names %s): "
@@ -159,6 +225,8 @@ def enrol(args):
 
 def mosquitto_conf(args):
     from host_tools.hall import mosquitto
+    _host(args.host, every=True)
+    mosquitto.check_values(args.dir, args.host)
     check_folder(args.dir, "folder for the hall")
     tls, port = _tls(args)
     if tls:
@@ -172,6 +240,7 @@ def mosquitto_conf(args):
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
     from host_tools.hall import accounts, certs, standings
+    _host(args.host, every=True)
     points = None
     if args.points:
         try:
@@ -228,6 +297,7 @@ def serve(args):
         except (OSError, OverflowError) as exc:
             raise MatchboxError("--port", "cannot listen on %s:%d: %s" % (
                 args.host, args.port, getattr(exc, "strerror", None) or exc)) from None
+        args.serving = True    # Ctrl-C, the way to stop it, is said `stopped` (cli)
         shown = args.host
         if args.host in certs.WILDCARD:   # the address the room reaches, when one was found
             shown = certs.address(named) or args.host

@@ -16,6 +16,8 @@ Run it again after enrolling a box and send Mosquitto SIGHUP (or restart it).
 """
 import os
 
+from host_tools import files
+from host_tools.errors import MatchboxError
 from host_tools.hall import accounts, certs, protocol
 
 
@@ -62,15 +64,26 @@ def conf_text(hall, host, port, tls=False):
         ""])
 
 
+def check_values(hall, host):
+    """MatchboxError when a value the configuration holds would break its lines: a line break
+    or another control character in the hall folder's path, the host or the account name
+    (Mosquitto reads one directive a line: it would be a directive of its own)."""
+    for what, value in (("DIR", os.path.abspath(hall)), ("--host", host), ("the account", owner())):
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise MatchboxError(what, "%r holds a line break or another control character, "
+                                "which a Mosquitto configuration line cannot hold" % value)
+
+
 def write(hall, host="127.0.0.1", port=1883, tls=False):
     """Write the configuration (with TLS: the certificates made first); returns the path of
     mosquitto.conf."""
+    check_values(hall, host)
     accounts.service_password(hall)
     here = os.path.join(hall, "mosquitto")
     os.makedirs(here, exist_ok=True)
-    accounts.replace_file(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)), 0o644)
+    files.write_whole(os.path.join(here, "acl"), acl_text(accounts.boxes(hall)))
     conf = os.path.join(here, "mosquitto.conf")
     if tls:
         certs.ensure(hall, host)
-    accounts.replace_file(conf, conf_text(hall, host, port, tls), 0o644)
+    files.write_whole(conf, conf_text(hall, host, port, tls))
     return conf

@@ -18,6 +18,7 @@ count it replaces; the hall then sets its copy aside and takes the game again fr
 `hall` in an ack changes each time the hall starts: a box that sees a new one sends again from
 the ack. Every message is checked field by field; anything else is refused with a reason.
 """
+import ipaddress
 import json
 import re
 import urllib.parse
@@ -27,7 +28,11 @@ ROOT = "matchbox"
 MAX_PAYLOAD = 1024
 MAX_PACKET = 2 * MAX_PAYLOAD   # both brokers close a connection sending a longer MQTT packet
 MAX_LINE = 199          # a record line's text, without its newline (docs/notation.md)
-GAME = re.compile(r"^\d{3,6}-[0-9a-f]{8}$")
+GAME = re.compile(r"^[0-9]{3,6}-[0-9a-f]{8}\Z")
+# A host name: labels of letters, digits, _ and - (not at either end) joined by dots (at most
+# 253 characters, check_host counts), a final dot allowed
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+HOST_NAME = re.compile(r"%s(?:\.%s)*\.?\Z" % (_LABEL, _LABEL))
 
 
 class ProtocolError(ValueError):
@@ -156,16 +161,47 @@ def is_tls(url):
     return url.lower().startswith("mqtts://")
 
 
+def check_host(host):
+    """host when it is a host name or an IP address (IPv6 without brackets or a zone), else
+    ProtocolError saying so: nothing else may go into a URL, a box's settings or a broker's
+    configuration (no / ? # @, blanks, line breaks or other control characters)."""
+    if isinstance(host, str) and "%" not in host:
+        try:
+            ipaddress.ip_address(host)
+            return host
+        except ValueError:
+            if HOST_NAME.match(host) and len(host.rstrip(".")) <= 253:
+                return host
+    raise ProtocolError("%r is not a host name or an IP address" % (host,))
+
+
+def _port(host_port, default):
+    """The port of a URL's HOST[:PORT] (`default` when it names none), or ProtocolError: 0, a
+    number past 65535 or anything not a number is no port (never taken as 1883)."""
+    after = host_port.rpartition("]")[2] if host_port.startswith("[") else host_port
+    if ":" not in after or not after.partition(":")[2]:
+        return default
+    text = after.partition(":")[2]
+    if re.fullmatch(r"[0-9]{1,5}", text) and 1 <= int(text) <= 65535:
+        return int(text)
+    raise ProtocolError("not an mqtt:// URL: its port %s is not one of 1 to 65535" % (
+        int(text) if re.fullmatch(r"[0-9]+", text) else repr(text)))
+
+
 def parse_url(url, need_account=True):
     """(host, port, user, password) of `mqtt://[USER:PASSWORD@]HOST[:PORT]` (mqtts://: over
     TLS, is_tls); ProtocolError says what is wrong."""
     try:
         parts = urllib.parse.urlsplit(url)
-        port = parts.port or PORTS.get(parts.scheme, 1883)
     except ValueError as exc:
         raise ProtocolError("not an mqtt:// URL (%s)" % exc) from None
     if parts.scheme not in PORTS or not parts.hostname:
         raise ProtocolError("not an mqtt://HOST:PORT URL")
+    try:
+        check_host(parts.hostname)
+    except ProtocolError as exc:
+        raise ProtocolError("not an mqtt:// URL: %s" % exc) from None
+    port = _port(parts.netloc.rpartition("@")[2], PORTS[parts.scheme])
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ProtocolError("an mqtt:// URL has no path, query or fragment")
     user = urllib.parse.unquote(parts.username) if parts.username else None

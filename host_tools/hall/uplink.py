@@ -13,6 +13,7 @@ import json
 import os
 import time
 
+from host_tools import files
 from host_tools.hall import protocol
 
 HEADER_LINES = 6
@@ -116,13 +117,7 @@ def settings(url, ssid=None, wifi_password=None, ca=None):
 def write_settings(path, data):
     """Write hall.json (mode 0600: it holds the box's password and the Wi-Fi's), replacing
     what was there."""
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, separators=(",", ":"))
-        f.write("\n")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    files.write_whole(path, json.dumps(data, separators=(",", ":")) + "\n", mode=files.PRIVATE)
 
 
 def delivered(box, flash):

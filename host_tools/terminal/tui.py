@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 
-from host_tools.errors import VERDICT, MatchboxError, one_line
+from host_tools.errors import VERDICT, MatchboxError, interrupted, one_line
 from host_tools.terminal import words
 from host_tools.terminal.keyboard import action
 from host_tools.terminal.painter import Painter
@@ -101,7 +101,8 @@ def run(args, record=None, warning=None, devices=None):
             session.say(warning, until_key=True)
         status = curses.wrapper(_main_loop, session)
     except KeyboardInterrupt:
-        status = 0     # Ctrl-C is a key of the simulator: quit (docs/display.md)
+        interrupted(forget=True)   # Ctrl-C is a key of the simulator: quit (docs/display.md)
+        status = 0
         if session is not None and session.unkept():   # at once, without q's question
             print("matchbox sim: " + words.LOST_UNKEPT, file=sys.stderr)
     except BoxError as exc:

@@ -23,6 +23,7 @@ import time
 from host_tools import resources
 from host_tools.device import tools
 from host_tools.errors import MatchboxError
+from host_tools.files import write_whole
 from host_tools.virtual.board_link import HOLD_MS, LONG_MS, BoardLink, key_name
 
 MPY = resources.VIRTUAL_MPY
@@ -203,7 +204,8 @@ class VBox(BoardLink):
             raise BoxError("the box is already on")
         dst = os.path.join(self.flash, resources.PINMAP_NAME)
         if not os.path.exists(dst):
-            shutil.copyfile(resources.PINMAP, dst)
+            with open(resources.PINMAP, "rb") as f:
+                write_whole(dst, f.read())
         for chip in self.chips.values():
             chip.power_on()
         args = [micropython(), "-X", "heapsize=" + self.heap, os.path.join(MPY, "board.py"),

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from host_tools import resources
+from host_tools import files, resources
 from host_tools.virtual.board_link import GAP_MS
 from host_tools.virtual.box import VBox, parse_keys, setup_keys
 from host_tools.virtual.display_svg import from_chip, picture
@@ -88,9 +88,7 @@ def refresh(target, text, check):
     except OSError:
         pass
     if not check:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+        files.write_whole(target, text)
     return True
 
 

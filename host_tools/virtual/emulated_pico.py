@@ -31,6 +31,7 @@ from host_tools import resources
 from host_tools.device import image as fs_image
 from host_tools.device.board_info import (BOOT_ROM_SIZE, DOWNLOAD, SUPPORTED_TEXT,
                                           boot_rom_magic)
+from host_tools.files import write_whole
 from host_tools.virtual.board_link import GAP_MS, HOLD_MS, BoardLink
 from host_tools.virtual.box import BoxError
 
@@ -249,8 +250,7 @@ class EmulatedPico(BoardLink):
 
     def _load(self):
         path = os.path.join(self._tmp, "fs.img")
-        with open(path, "wb") as f:
-            f.write(image(self.files, self.fs_blocks))
+        write_whole(path, image(self.files, self.fs_blocks))
         self._send(["L " + path])
         self._loaded = True
 

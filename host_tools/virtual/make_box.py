@@ -3,6 +3,7 @@ Pico's own MicroPython in rp2040js) for `--pico`. Shared by `matchbox sim`'s hea
 the terminal screen (host_tools.terminal.tui)."""
 import os
 
+from host_tools.files import write_whole
 from host_tools.virtual.box import BoxError, VBox
 
 
@@ -29,7 +30,5 @@ def make_box(args, record=None, devices=None):
     flash = getattr(args, "flash", None)
     box = VBox(flash=os.path.abspath(flash) if flash else None, devices=devices)
     if record is not None:
-        os.makedirs(os.path.join(box.flash, "games"), exist_ok=True)
-        with open(os.path.join(box.flash, "games", "current.txt"), "wb") as f:
-            f.write(record)
+        write_whole(os.path.join(box.flash, "games", "current.txt"), record)
     return box

@@ -32,6 +32,7 @@ import tty
 
 from host_tools.device import tools
 from host_tools.errors import MatchboxError
+from host_tools.files import write_whole
 
 RAW_MARK = b"raw REPL; CTRL-B to exit\r\n"
 FRIENDLY_MARK = b">>> "
@@ -266,10 +267,8 @@ class PtyBoard:
     def start(self):
         os.makedirs(self.flash_dir, exist_ok=True)
         self._support = tempfile.mkdtemp(prefix="vpico-support-")
-        with open(os.path.join(self._support, "os.py"), "w") as f:
-            f.write(OS_SHIM)
-        with open(os.path.join(self._support, "vpico_boot.py"), "w") as f:
-            f.write(BOOT % self._support)
+        write_whole(os.path.join(self._support, "os.py"), OS_SHIM)
+        write_whole(os.path.join(self._support, "vpico_boot.py"), BOOT % self._support)
         self._master, self._slave = pty.openpty()
         tty.setraw(self._slave)
         os.set_blocking(self._master, False)
