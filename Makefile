@@ -10,6 +10,10 @@ STAMP := $(VENV)/.installed
 WEB := host_tools/webpage
 WEB_STAMP := $(WEB)/node_modules/.installed
 NPM := $(shell command -v npm 2>/dev/null)
+# The hall page's MQTT client (npm's mqtt, its browser build), pinned by its lockfile; without
+# npm `matchbox hall serve` gets it from the registry at first use.
+HALL_NPM := host_tools/hall/npm
+HALL_STAMP := $(HALL_NPM)/node_modules/.installed
 
 # The emulated Pico's Node part (rp2040js from its lockfile); skipped when node is absent.
 PICO_JS := host_tools/virtual/rp2040js
@@ -34,7 +38,11 @@ $(WEB_STAMP): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_STAMP)
 
-web-deps: $(WEB_STAMP)
+$(HALL_STAMP): $(HALL_NPM)/package.json $(HALL_NPM)/package-lock.json
+	cd $(HALL_NPM) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(HALL_STAMP)
+
+web-deps: $(WEB_STAMP) $(HALL_STAMP)
 
 $(NPM_STAMP): $(PICO_JS)/package-lock.json
 	cd $(PICO_JS) && npm ci --no-audit --no-fund --loglevel=error
@@ -44,7 +52,7 @@ $(NPM_STAMP): $(PICO_JS)/package-lock.json
 pico-js:
 	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
 
-test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
+test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP) $(HALL_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest -n auto
@@ -121,4 +129,4 @@ power-cuts-pico: $(STAMP) pico-js
 	test $$first = 0 && test $$second = 0
 
 clean:
-	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
+	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(HALL_NPM)/node_modules $(PICO_JS)/node_modules

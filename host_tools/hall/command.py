@@ -3,7 +3,9 @@
     matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--force] [--settings FILE]
                                 [--wifi-ssid SSID]
     matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--broker URL] [--points LIST]
+                            [--audience-port W] [--leaf-port L] [--no-audience]
     matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q]
+    matchbox hall leaf-conf DIR --hub HOST:PORT [--host H] [--audience-port W] [-o FILE]
 
 Every slip is one line, `matchbox hall: what: why`, status 2 (host_tools.errors).
 """
@@ -15,6 +17,7 @@ from host_tools.errors import MatchboxError, check_folder, int_in
 
 DEFAULT_PORT = 8780
 MQTT_PORT = 1883
+AUDIENCE_PORT = 8781   # the viewers' WebSocket (MQTT over WebSockets, the audience broker)
 WIFI_ENV = "MATCHBOX_WIFI_PASSWORD"   # the Wi-Fi password of `enrol --wifi-ssid` (not in argv)
 
 
@@ -56,15 +59,39 @@ def add_arguments(parser):
                             "instead of the embedded one")
     serve.add_argument("--points", metavar="LIST",
                        help="points per place, e.g. 10,6,4 (default: n - place in a game of n)")
+    serve.add_argument("--audience-port", type=int_in(0, 65535), default=AUDIENCE_PORT,
+                       help="the viewers' WebSocket port on the audience broker, nats-server "
+                            "(default %d; 0 picks a free one)" % AUDIENCE_PORT)
+    serve.add_argument("--leaf-port", type=int_in(0, 65535),
+                       help="also take leaf nodes (other machines serving viewers, "
+                            "`hall leaf-conf`) on this port")
+    serve.add_argument("--no-audience", action="store_true",
+                       help="no audience broker: the page follows /events (a few dozen pages "
+                            "at most)")
     conf = sub.add_parser("mosquitto-conf", help="write a Mosquitto 2 configuration for the hall",
                           description="write DIR/mosquitto/mosquitto.conf and its ACL (the "
                                       "password file is DIR/credentials/mosquitto.passwd)")
     conf.add_argument("dir", metavar="DIR", help="the hall's folder")
     _where(conf, "the address Mosquitto listens on (default 127.0.0.1)", "its port")
+    leaf = sub.add_parser("leaf-conf", help="write a leaf node's NATS configuration (viewers "
+                                            "on another machine)",
+                          description="write the configuration of a nats-server that serves "
+                                      "the hall's viewers on another machine, linked to the "
+                                      "hall's (`serve --leaf-port`)")
+    leaf.add_argument("dir", metavar="DIR", help="the hall's folder")
+    leaf.add_argument("--hub", required=True, metavar="HOST:PORT",
+                      help="the hall's address and --leaf-port, as the leaf's machine reaches it")
+    leaf.add_argument("--host", default="0.0.0.0",
+                      help="the address the leaf serves viewers on (default 0.0.0.0)")
+    leaf.add_argument("--audience-port", type=int_in(1, 65535), default=AUDIENCE_PORT,
+                      help="its viewers' WebSocket port (default %d)" % AUDIENCE_PORT)
+    leaf.add_argument("-o", "--output", metavar="FILE",
+                      help="where to write it (default DIR/audience/leaf.conf, mode 0600)")
 
 
 def run(args):
-    return {"enrol": enrol, "serve": serve, "mosquitto-conf": mosquitto_conf}[args.hall_command](args)
+    return {"enrol": enrol, "serve": serve, "mosquitto-conf": mosquitto_conf,
+            "leaf-conf": leaf_conf}[args.hall_command](args)
 
 
 def _url_host(host):
@@ -124,6 +151,59 @@ def mosquitto_conf(args):
     return 0
 
 
+def leaf_conf(args):
+    from host_tools.hall import nats
+    hub = args.hub.rpartition(":")
+    if not hub[0] or not hub[2].isdigit() or not 1 <= int(hub[2]) <= 65535 \
+            or any(c in args.hub for c in " \t\r\n\"'/@#?"):
+        raise MatchboxError("--hub", "%r is not HOST:PORT (the hall's address and its "
+                            "--leaf-port)" % args.hub)
+    check_folder(args.dir, "folder for the hall")
+    path = args.output or os.path.join(nats.folder(args.dir), "leaf.conf")
+    try:
+        nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port))
+    except OSError as exc:
+        raise MatchboxError(path, "cannot write it: %s" % (exc.strerror or exc)) from None
+    print("wrote %s (copy it to the leaf's machine and run: nats-server -c leaf.conf)" % path)
+    return 0
+
+
+def _audience(args, the_site, log):
+    """Start the audience broker (nats-server) and the hall's publisher to it; (server,
+    publisher), or (None, None) with a line saying why the page follows /events instead."""
+    from host_tools import wasm_cache
+    from host_tools.hall import accounts, audience, nats, site
+    if args.no_audience:
+        return None, None
+    if nats.find() is None:
+        log("no audience broker: %s; the page follows /events (%d pages at most)" % (
+            nats.NO_SERVER.split(", or")[0], site.MAX_STREAMS))
+        return None, None
+    try:
+        mqtt_js = wasm_cache.HALL_MQTT.paths(say=lambda *a, **k: log(a[0]))["mqtt.min.js"]
+    except MatchboxError as exc:
+        log("no audience: %s; the page follows /events (%d pages at most)" % (
+            exc, site.MAX_STREAMS))
+        return None, None
+    port = -1 if args.audience_port == 0 else args.audience_port
+    leaf = None if args.leaf_port is None else (-1 if args.leaf_port == 0 else args.leaf_port)
+    conf = nats.write(os.path.join(nats.folder(args.dir), "nats.conf"),
+                      nats.hub_conf(args.dir, args.host, port, leaf))
+    server = nats.Server(conf, os.path.join(nats.folder(args.dir), "nats.log"))
+    try:
+        server.start()
+    except OSError as exc:
+        raise MatchboxError("--audience-port", "the audience broker (nats-server) cannot start "
+                            "on %s:%d: %s" % (args.host, args.audience_port, exc)) from None
+    publisher = audience.Publisher(the_site, "127.0.0.1", server.ports["mqtt"],
+                                   accounts.service_password(args.dir), log)
+    publisher.start()
+    the_site.mqtt_js = mqtt_js
+    the_site.audience = audience.page_settings(server.ports["websocket"],
+                                               nats.secret(args.dir, nats.SPECTATOR))
+    return server, publisher
+
+
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
     from host_tools.hall import accounts, standings
@@ -156,8 +236,10 @@ def serve(args):
     keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0)
     httpd = None
     the_site = site.Site(tables, points)
+    viewers = publisher = None
+    keep.start()
     try:
-        keep.start()
+        viewers, publisher = _audience(args, the_site, keeper.log)
         if not keep.wait_connected(15):
             raise MatchboxError("the broker at %s:%d" % (host, port),
                                 "did not take the hall's account within 15 s (is it running, "
@@ -167,9 +249,13 @@ def serve(args):
         except (OSError, OverflowError) as exc:
             raise MatchboxError("--port", "cannot listen on %s:%d: %s" % (
                 args.host, args.port, getattr(exc, "strerror", None) or exc)) from None
-        print("the hall is at http://%s:%d/ (broker mqtt://%s:%d; %d tables; Ctrl-C stops it)"
-              % (_url_host(args.host), httpd.server_address[1], _url_host(host), port,
-                 len(tables.tables)), flush=True)
+        print("the hall is at http://%s:%d/ (broker mqtt://%s:%d; %s; %d tables; Ctrl-C stops "
+              "it)" % (_url_host(args.host), httpd.server_address[1], _url_host(host), port,
+                       "viewers ws://%s:%d/mqtt%s" % (
+                           _url_host(args.host), viewers.ports["websocket"],
+                           ", leaf nodes on %d" % viewers.ports["leafnode"]
+                           if "leafnode" in viewers.ports else "")
+                       if viewers else "no audience broker", len(tables.tables)), flush=True)
         httpd.serve_forever()
     finally:
         the_site.stopping.set()
@@ -179,6 +265,10 @@ def serve(args):
             threading.Thread(target=httpd.shutdown, daemon=True).start()
             httpd.server_close()
         keep.stop()
+        if publisher is not None:
+            publisher.stop()
+        if viewers is not None:
+            viewers.stop()
         if broker is not None:
             broker.stop()
         sys.stdout.flush()

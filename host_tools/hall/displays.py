@@ -60,3 +60,24 @@ def labels():
 def picture(game):
     """The SVG text of the four displays for a game."""
     return display_svg.picture(panels_of(game), labels())
+
+
+def compact(game):
+    """The four displays of a game as the views carry them: [m0, m1, m2, m3, colon, lit] a
+    display (the web page's frames say them so too)."""
+    return [list(masks) + [int(colon), int(lit)] for masks, colon, lit in panels_of(game)]
+
+
+def template():
+    """The page's picture of the four displays, every segment dark, each part with an id
+    (display_svg's: d0-0a is segment a of the first digit of the first display): the page
+    lights a copy of it a table."""
+    dark = [((0, 0, 0, 0), False, True)] * DISPLAYS
+    svg = display_svg.picture(dark, labels(), ident=["d%d" % i for i in range(DISPLAYS)])
+    return svg.replace("<svg ", '<svg class="displays" role="img" ', 1)
+
+
+def segment_style():
+    """The CSS that lights a segment of the template: display_svg's colours and its glow."""
+    return "\n".join(["svg .on { fill: %s; filter: url(#d0-glow); }" % display_svg.LIT,
+                      "svg .dark polygon, svg .dark circle { fill: %s; }" % display_svg.OFF])
