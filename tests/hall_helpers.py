@@ -48,16 +48,19 @@ def kill_group(proc):
 class Hall:
     """`matchbox hall serve DIR` in a process of its own (with --broker: an external one)."""
 
-    def __init__(self, folder, broker=None):
+    def __init__(self, folder, broker=None, extra=()):
         self.folder = folder
         self.http = free_port()
         self.mqtt = free_port() if broker is None else broker
         self.external = broker is not None
+        self.extra = list(extra)   # more options of `hall serve` (--no-audience, --leaf-port)
         self.proc = None
         self.log = os.path.join(folder + "-serve.log")
+        self.said = None
 
     def start(self, timeout=30):
-        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http)]
+        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http),
+                      "--audience-port", "0"] + self.extra
         if self.external:
             argv += ["--broker", "mqtt://127.0.0.1:%d" % self.mqtt]
         else:
@@ -73,7 +76,12 @@ class Hall:
         reader.start()
         reader.join(timeout)
         assert line[0] and line[0].startswith(b"the hall is at"), (line[0], self.messages())
+        self.said = line[0].decode()
         return self
+
+    def audience(self):
+        """What /audience.json tells the page (None without an audience broker)."""
+        return json.loads(self.get("/audience.json"))
 
     def kill(self):
         """SIGKILL: no cleanup, as a power cut of the hall's computer."""
@@ -158,9 +166,10 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def served(tmp_path, broker, boxes=("t1", "t2")):
+def served(tmp_path, broker, boxes=("t1", "t2"), extra=()):
     """A Hall serving from tmp_path/hall with `boxes` enrolled (hall.urls), on the embedded
-    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it)."""
+    broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it); `extra`: more options
+    of `hall serve`."""
     import pytest
     folder = str(tmp_path / "hall")
     port = free_port()
@@ -170,9 +179,9 @@ def served(tmp_path, broker, boxes=("t1", "t2")):
         if MOSQUITTO is None:
             pytest.skip(NO_MOSQUITTO)
         mosquitto = Mosquitto(folder, port).start()
-        h = Hall(folder, broker=port)
+        h = Hall(folder, broker=port, extra=extra)
     else:
-        h = Hall(folder)
+        h = Hall(folder, extra=extra)
         h.mqtt = port
     h.start()
     h.urls, h.broker = urls, mosquitto
@@ -277,6 +286,26 @@ def header_lines(players=3, hands=(3, 2, 2)):
 
 
 line_message = protocol.line_message
+
+
+def journal(seed, setup=(3, 1, "none", 5, 6, [4, 3, 4]), undo_every=5):
+    """The lines a box journals for one random game played out (an undo and the action again
+    every `undo_every` actions), tagged."""
+    import engine_helpers as eh
+    from tycoon import writer
+    from tycoon.game import Game
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    texts = writer.header_text(game).split("\n")[:-1]
+    n = 0
+    while not game.finished:
+        eh.step(game, rng)
+        action = writer.action_text(*list(game.actions())[-1])[:-1]
+        texts.append(action)
+        n += 1
+        if n % undo_every == 0 and not game.finished:
+            texts += ["undo", action]
+    return [writer.tagged(i + 1, t).decode().rstrip("\n") for i, t in enumerate(texts)], game
 
 
 SERVICE = accounts.SERVICE

@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-import engine_helpers as eh
-from hall_helpers import header_lines
+from hall_helpers import header_lines, journal
 from host_tools.hall import records, site, standings
 from host_tools.reports.replay_portable import replay
 from tycoon import writer
@@ -19,23 +18,6 @@ from tycoon.game import Game
 
 pytestmark = pytest.mark.timeout(60)
 G1, G2 = "001-00000001", "002-00000002"
-
-
-def journal(seed, setup=(3, 1, "none", 5, 6, [4, 3, 4]), undo_every=5):
-    """The lines a box journals for one random game played out (an undo and the action again
-    every `undo_every` actions), tagged."""
-    rng = eh.Lcg(seed)
-    game = Game(*setup)
-    texts = writer.header_text(game).split("\n")[:-1]
-    n = 0
-    while not game.finished:
-        eh.step(game, rng)
-        action = writer.action_text(*list(game.actions())[-1])[:-1]
-        texts.append(action)
-        n += 1
-        if n % undo_every == 0 and not game.finished:
-            texts += ["undo", action]
-    return [writer.tagged(i + 1, t).decode().rstrip("\n") for i, t in enumerate(texts)], game
 
 
 class Stream:

@@ -85,6 +85,9 @@ def add_arguments(parser):
                       help="the address the leaf serves viewers on (default 0.0.0.0)")
     leaf.add_argument("--audience-port", type=int_in(1, 65535), default=AUDIENCE_PORT,
                       help="its viewers' WebSocket port (default %d)" % AUDIENCE_PORT)
+    leaf.add_argument("--store-dir", metavar="DIR", default=None,
+                      help="the leaf's JetStream folder on its machine (default %s)"
+                           % "/var/lib/nats/matchbox-leaf")
     leaf.add_argument("-o", "--output", metavar="FILE",
                       help="where to write it (default DIR/audience/leaf.conf, mode 0600)")
 
@@ -161,7 +164,8 @@ def leaf_conf(args):
     check_folder(args.dir, "folder for the hall")
     path = args.output or os.path.join(nats.folder(args.dir), "leaf.conf")
     try:
-        nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port))
+        nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port,
+                                        store=args.store_dir))
     except OSError as exc:
         raise MatchboxError(path, "cannot write it: %s" % (exc.strerror or exc)) from None
     print("wrote %s (copy it to the leaf's machine and run: nats-server -c leaf.conf)" % path)

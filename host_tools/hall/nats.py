@@ -129,11 +129,11 @@ def hub_conf(hall, host="127.0.0.1", ws_port=8781, leaf_port=None):
     return "\n".join(lines)
 
 
-def leaf_conf(hall, hub, host="0.0.0.0", ws_port=8781, name="matchbox-leaf"):
+def leaf_conf(hall, hub, host="0.0.0.0", ws_port=8781, name="matchbox-leaf", store=None):
     """A leaf node's configuration, for another machine: it links to the hub
     (`HOST:PORT` of the hall's `--leaf-port`) and serves viewers there; its MQTT uses the
     hub's JetStream (js_domain), where the retained views are."""
-    store = "/var/lib/nats/%s" % name
+    store = store or "/var/lib/nats/%s" % name
     lines = ["# A leaf of the hall's audience broker (`matchbox hall leaf-conf`). Run:",
              "#   nats-server -c leaf.conf",
              "server_name: %s" % name,
