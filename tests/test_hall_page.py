@@ -1,7 +1,8 @@
 """The hall's live page in a real browser (Debian's Chromium, headless, via Playwright) at
 360 px wide, as a phone shows it: every table with its displays drawn by the firmware's
-screens, whose turn, the places, the standings; a box's new lines reach the open page by
-Server-Sent Events, without a reload, and the other tables' cards stay as they were."""
+screens, whose turn, the places, the standings; a box's new lines reach the open page through
+the audience broker (MQTT over WebSockets, npm's mqtt in the page), without a reload, and the
+other tables' cards stay as they were; the same over /events from a hall without one."""
 import shutil
 import subprocess
 
@@ -23,8 +24,16 @@ SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
 
 CARDS_JS = """() => [...document.querySelectorAll('section.table')].map(c => ({
   box: c.dataset.box, text: c.innerText,
-  img: c.querySelector('img.displays') ? c.querySelector('img.displays').naturalWidth : 0,
+  lit: c.querySelectorAll('svg.displays .on').length,
+  segments: [...c.querySelectorAll('svg.displays [id^=d]')].filter(e => /^d[0-3]-[0-3][a-gp]$/.test(e.id))
+    .map(e => e.classList.contains('on') ? 1 : 0).join(''),
   width: c.getBoundingClientRect().width}))"""
+
+
+def segments(displays):
+    """The page's lit segments of a view's displays, in the order of the picture's parts."""
+    return "".join("%d" % (d[5] and d[j] >> b & 1) for d in displays for j in range(4)
+                   for b in range(8))
 
 
 def sim(flash, url, keys):
@@ -34,9 +43,10 @@ def sim(flash, url, keys):
     assert out.returncode == 0, out.stderr
 
 
-def test_the_page_at_360_px(tmp_path):
+@pytest.mark.parametrize("audience", [True, False], ids=["audience", "events"])
+def test_the_page_at_360_px(tmp_path, audience):
     folder = str(tmp_path / "hall")
-    hall = Hall(folder)
+    hall = Hall(folder, extra=[] if audience else ["--no-audience"])
     urls = {b: enrol(folder, b, hall.mqtt) for b in ("t1", "t2")}
     hall.start()
     try:
@@ -50,15 +60,20 @@ def test_the_page_at_360_px(tmp_path):
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto("http://127.0.0.1:%d/" % hall.http)
-            page.wait_for_function("document.querySelectorAll('section.table img.displays').length == 2"
-                                   " && [...document.querySelectorAll('img.displays')].every(i => i.complete && i.naturalWidth > 0)",
+            page.wait_for_function("document.querySelectorAll('section.table svg.displays').length == 2",
                                    timeout=20000)
+            assert page.evaluate("!!window.mqtt") == audience
             cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
+            views = hall.tables()
+            for box in ("t1", "t2"):   # the displays as the firmware's screens draw them
+                assert cards[box]["segments"] == segments(views[box]["displays"]), box
+                assert cards[box]["lit"] > 4
             assert cards["t1"]["text"].count("finished") == 1
             assert "out: 1. P%d" % game.ranking[0] in cards["t1"]["text"]
             assert "to act" in cards["t2"]["text"]
             assert page.evaluate("document.documentElement.scrollWidth") <= 360
-            assert all(c["width"] <= 360 and c["img"] > 0 for c in cards.values())
+            assert all(c["width"] <= 360 for c in cards.values())
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
             assert "P%d" % game.ranking[0] in page.inner_text("#standings")
             before = cards["t2"]["text"]
             page.evaluate("document.querySelector('section.table[data-box=t1]').kept = 1")
@@ -81,7 +96,7 @@ def test_the_page_at_360_px(tmp_path):
                 game.ranking[0], ja["hall_comma"])) in cards["t1"]["text"]
             assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
             assert ja["hall_to_act"].split("{")[0] in cards["t2"]["text"]
-            assert page.get_attribute("section.table[data-box=t1] img", "alt") == \
+            assert page.get_attribute("section.table[data-box=t1] svg", "aria-label") == \
                 ja["hall_displays_of"].replace("{box}", "t1")
             # the Japanese words in IPAexGothic, which the hall serves (no system font needed)
             assert page.evaluate("document.fonts.ready.then(() => [...document.fonts]"

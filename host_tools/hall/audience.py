@@ -5,11 +5,18 @@ Two topics, both written only by the hall's account and read by the spectator's:
 
     matchbox/view/tables   retained: every table's view and the standings, as the hall has
                            them after digest n: what a page that connects gets at once
-        {"boot": "5e0c2a91", "n": 812, "tables": [VIEW, ...], "standings": {...}}
+        {"boot": "5e0c2a91", "n": 812, "z": "deflate"}
+        {"tables": [VIEW, ...], "standings": {...}}
     matchbox/view/live     the digests, not retained: every DIGEST_S at most, the tables that
                            changed since digest n - 1 (every line stored meanwhile), and the
                            standings when they changed
-        {"boot": "5e0c2a91", "n": 813, "tables": [VIEW, ...], "standings": {...}}
+        {"boot": "5e0c2a91", "n": 813, "z": "deflate"}
+        {"tables": [VIEW, ...], "standings": {...}}
+
+Each message is a line of JSON (which digest it is), a newline, and its body: JSON compressed
+by zlib (deflate; the browser's DecompressionStream("deflate") reads it). Compressed, the views
+of 170 tables take 8.7 KB instead of 110 KB: at 5000 viewers and two digests a second, 87 MB/s
+through the broker instead of 1.1 GB/s. `read()` reads either.
 
 A VIEW is a table's entry of /tables.json (host_tools.hall.site), its four displays with it. A
 page subscribes to both, takes the retained snapshot, leaves its topic, and merges each digest
@@ -26,6 +33,7 @@ import json
 import secrets
 import threading
 import time
+import zlib
 
 from host_tools.hall import accounts, protocol
 
@@ -112,26 +120,40 @@ class Publisher:
         if not views and standings == self._standings and not fresh:
             return False
         self.n += 1
-        head = '{"boot": "%s", "n": %d, ' % (self.boot, self.n)
-        digest = head + '"tables": [%s]' % ", ".join(hit[2] for hit in views)
+        digest = '{"tables": [%s]' % ", ".join(hit[2] for hit in views)
         if standings != self._standings:
             digest += ', "standings": ' + standings
         self._standings = standings
         every = self.site.changed({})
-        snapshot = head + '"tables": [%s], "standings": %s}' % (
+        snapshot = '{"tables": [%s], "standings": %s}' % (
             ", ".join(hit[2] for hit in every), standings)
         if fresh:
             self._fresh.clear()
-        self.client.publish(LIVE, (digest + "}").encode(), qos=0)
-        self.client.publish(TABLES, snapshot.encode(), qos=0, retain=True)
+        self.client.publish(LIVE, self.pack(digest + "}"), qos=0)
+        self.client.publish(TABLES, self.pack(snapshot), qos=0, retain=True)
         self.published += 1
         return True
 
+    def pack(self, body):
+        return ('{"boot": "%s", "n": %d, "z": "deflate"}\n' % (self.boot, self.n)).encode() \
+            + zlib.compress(body.encode(), 6)
 
-def read(payload):
-    """(boot, n, tables, standings or None) of a digest or snapshot; ValueError when it is not
-    one (what a tool following the topics checks)."""
-    message = json.loads(payload)
+
+def read(payload, limit=64 << 20):
+    """(boot, n, tables, standings or None) of a digest or snapshot (compressed or not);
+    ValueError when it is not one (what a tool following the topics checks), or when it
+    unpacks to more than `limit` bytes."""
+    head, _, body = bytes(payload).partition(b"\n")
+    message = json.loads(head)
+    if isinstance(message, dict) and message.get("z") == "deflate":
+        try:
+            unpacker = zlib.decompressobj()
+            text = unpacker.decompress(body, limit)
+        except zlib.error as exc:
+            raise ValueError("its body is not deflate: %s" % exc) from None
+        if unpacker.unconsumed_tail:
+            raise ValueError("its body unpacks to more than %d bytes" % limit)
+        message.update(json.loads(text))
     if not isinstance(message, dict) or not isinstance(message.get("n"), int) \
             or not isinstance(message.get("tables"), list):
         raise ValueError("not a digest of the hall's views")

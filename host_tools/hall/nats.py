@@ -157,6 +157,16 @@ LISTENING = re.compile(r"Listening for (websocket|MQTT|leafnode) (?:clients|conn
                        r"(?:wss?|mqtt|nats-leaf)?(?:://)?([^ ]+?):(\d+)$")
 
 
+def _more_files():
+    """A file a connection: let nats-server open as many as max_connections needs (65536, or
+    what the hard limit allows)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+
+
 class Server:
     """nats-server with a configuration, as a child process: start() returns once it is ready
     (its ports in `ports`: websocket, MQTT, leafnode), or raises OSError with NATS's own
@@ -174,7 +184,7 @@ class Server:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                         text=True, errors="replace")
+                                         text=True, errors="replace", preexec_fn=_more_files)
         except OSError as exc:
             raise OSError("cannot run %s: %s" % (self.argv[0], exc.strerror or exc)) from None
 
