@@ -19,7 +19,7 @@ HALL_STAMP := $(HALL_NPM)/node_modules/.installed
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-typed soak-hall soak-hall-attacks package-json clean pico-js power-cuts-pico dist
+.PHONY: all venv sim web web-deps test typecheck bench bench-hall bench-audience soak-records soak-typed soak-hall soak-hall-attacks package-json clean pico-js power-cuts-pico dist
 
 all: test
 
@@ -76,6 +76,16 @@ bench: $(STAMP)
 HALL_BENCH ?=
 bench-hall: $(STAMP)
 	$(BIN)/python bench/bench_hall.py $(HALL_BENCH)
+
+# The hall's audience at scale (bench/bench_audience.py): 200 tables at ten times a human pace
+# into `matchbox hall serve` and 5000 viewers following the page's topics through the audience
+# broker (nats-server, MQTT over WebSockets); prints whether every viewer got every update, the
+# latency from a line written to each viewer, the processes' CPU and memory
+# (docs/hall.md#the-audience). A few minutes here. BENCH_AUDIENCE passes options, e.g.
+# BENCH_AUDIENCE="--tables 20 --viewers 200 --seconds 15".
+BENCH_AUDIENCE ?=
+bench-audience: $(STAMP) $(if $(NPM),$(HALL_STAMP))
+	$(BIN)/python bench/bench_audience.py $(BENCH_AUDIENCE)
 
 # The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
 # record reader on CPython and MicroPython; prints the counts, fails on any difference.

@@ -71,6 +71,8 @@ class Viewer:
         self.kept = []            # (topic, payload) of every message, when the crowd keeps them
 
     def start(self, port):
+        if not self.crowd.reading:   # a small window: the broker's bound is met soon
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         try:
             self.sock.connect(("127.0.0.1", port))
         except BlockingIOError:

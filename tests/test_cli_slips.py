@@ -158,6 +158,8 @@ CASES = [
     (("hall", "serve", "hall", "--broker", "http://x"), 2, ["--broker", "mqtt://"]),
     (("hall", "serve", "hall", "--points", "1,x"), 2, ["--points", "whole numbers"]),
     (("hall", "mosquitto-conf", "/proc/hall"), 2, ["/proc/hall", "cannot write"]),
+    (("hall", "leaf-conf", "hall", "--hub", "hall.local"), 2, ["--hub", "not HOST:PORT"]),
+    (("hall", "leaf-conf", "/proc/hall", "--hub", "h:7422"), 2, ["/proc/hall", "cannot write"]),
     # watch
     (("watch", "--file", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("watch", "--file", "dir"), 2, ["dir", "it is a directory"]),
