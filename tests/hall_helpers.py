@@ -18,6 +18,7 @@ import urllib.request
 import paho.mqtt.client as mqtt
 
 from host_tools.hall import accounts, protocol
+from host_tools.hall.nats import more_files
 
 CLI = [sys.executable, "-m", "host_tools.cli"]
 GAME = "001-00000000"   # the game id of the lines the tests send by hand
@@ -128,16 +129,6 @@ class Hall:
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
                                           if os.path.exists("/usr/sbin/mosquitto") else None)
 NO_MOSQUITTO = "the Mosquitto tests need Debian's mosquitto: apt-get install mosquitto"
-
-
-def more_files():
-    """Let this process open 65536 files (or as many as its hard limit allows), as
-    `mosquitto.conf` asks: `ulimit -n 65536`."""
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
 class Mosquitto:

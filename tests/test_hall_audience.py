@@ -245,3 +245,52 @@ def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
             there.close()
         finally:
             leaf.stop()
+
+
+def test_a_viewer_that_never_reads_is_closed_and_the_others_get_everything(tmp_path,
+                                                                           monkeypatch):
+    """The broker's bound on what waits for one viewer (nats.LIMITS max_pending, here 256 KB):
+    a viewer that never reads is closed as a slow consumer once that much waits for it, while
+    the viewers that read get every one of 100 messages of 64 KB, in order."""
+    import paho.mqtt.client as mqtt
+    from host_tools.hall import accounts
+    monkeypatch.setitem(nats.LIMITS, "max_pending", 256 << 10)
+    monkeypatch.setitem(nats.LIMITS, "max_payload", 128 << 10)
+    hall = str(tmp_path / "hall")
+    conf = nats.write(os.path.join(nats.folder(hall), "nats.conf"), nats.hub_conf(hall, ws_port=-1))
+    server = nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
+    publisher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="matchbox-hall-view")
+    publisher.username_pw_set(accounts.SERVICE, accounts.service_password(hall))
+    publisher.connect("127.0.0.1", server.ports["mqtt"])
+    publisher.loop_start()
+
+    def message(n):
+        return b'{"boot": "b0b0b0b0", "n": %d, "z": "deflate"}\n' % n + os.urandom(64 << 10)
+    try:
+        publisher.publish(audience.TABLES, message(0), qos=1, retain=True).wait_for_publish(10)
+        settings = audience.page_settings(server.ports["websocket"], nats.secret(hall, "spectator"))
+        readers = crowd(settings, 5)
+        stuck = crowd(settings, 1, reading=False)
+        assert readers.connect(time.monotonic() + 20) and stuck.connect(time.monotonic() + 20)
+        for n in range(1, 101):
+            publisher.publish(audience.LIVE, message(n), qos=1).wait_for_publish(10)
+            readers.turn(0.01)
+        assert until(lambda: readers.turn(0.05) or all(v.last == 100 for v in readers.viewers), 30)
+        assert all(v.gaps == 0 and not v.closed for v in readers.viewers)
+        s = stuck.viewers[0].sock
+        s.setblocking(True)
+        s.settimeout(15)
+        got = 0
+        while True:   # what the kernel had taken for it, then its end
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            got += len(chunk)
+        assert got < 100 * (64 << 10)
+        with open(server.log) as f:
+            assert "Slow Consumer" in f.read()
+        readers.close()
+        stuck.close()
+    finally:
+        publisher.loop_stop()
+        server.stop()

@@ -14,7 +14,6 @@ from hall_helpers import header_lines, journal
 from host_tools.hall import displays, records, site, standings
 from host_tools.reports.replay_portable import replay
 from tycoon import writer
-from tycoon.game import Game
 
 pytestmark = pytest.mark.timeout(60)
 G1, G2 = "001-00000001", "002-00000002"

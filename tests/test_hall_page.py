@@ -83,6 +83,14 @@ def test_the_page_at_360_px(tmp_path, audience):
             # the events carry t2 only: t1's card is merged around, not drawn again
             assert page.evaluate("document.querySelector('section.table[data-box=t1]').kept") == 1
             assert [c["box"] for c in page.evaluate(CARDS_JS)] == ["t1", "t2"]
+            if audience:   # ?audience=HOST:PORT: the broker named (a leaf node's), not the hall's
+                sockets = []
+                page.on("websocket", lambda ws: sockets.append(ws.url))
+                page.goto("http://localhost:%d/?audience=127.0.0.1:%d" % (
+                    hall.http, hall.audience()["port"]))
+                page.wait_for_function("document.querySelectorAll('section.table').length == 2",
+                                       timeout=20000)
+                assert sockets == ["ws://127.0.0.1:%d/mqtt" % hall.audience()["port"]]
             # ?lang=ja: the labels and phrases in Japanese (host_tools.words)
             ja = words.words("ja")
             page.goto("http://127.0.0.1:%d/?lang=ja" % hall.http)

@@ -157,9 +157,9 @@ LISTENING = re.compile(r"Listening for (websocket|MQTT|leafnode) (?:clients|conn
                        r"(?:wss?|mqtt|nats-leaf)?(?:://)?([^ ]+?):(\d+)$")
 
 
-def _more_files():
-    """A file a connection: let nats-server open as many as max_connections needs (65536, or
-    what the hard limit allows)."""
+def more_files():
+    """A file a connection: let this process (a broker's: nats-server, amqtt's) open 65536
+    files, or as many as its hard limit allows."""
     import resource
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
@@ -184,7 +184,7 @@ class Server:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                         text=True, errors="replace", preexec_fn=_more_files)
+                                         text=True, errors="replace", preexec_fn=more_files)
         except OSError as exc:
             raise OSError("cannot run %s: %s" % (self.argv[0], exc.strerror or exc)) from None
 
