@@ -69,6 +69,7 @@ class Viewer:
         self.gaps = 0             # digests it missed (a gap before one it got)
         self.times = {}           # n -> when it came (the snapshot's n included)
         self.kept = []            # (topic, payload) of every message, when the crowd keeps them
+        self.early = []           # (boot, n) of digests that came before its snapshot
 
     def start(self, port):
         if not self.crowd.reading:   # a small window: the broker's bound is met soon
@@ -181,8 +182,18 @@ class Viewer:
                 self.send(_frame(unsubscribe_packet(2, self.crowd.tables)))
                 self.boot, self.snapshot, self.last = boot, n, n
                 self.times.setdefault(n, now)
+                early, self.early = sorted(self.early), []
+                for number in (m for b, m in early if b == boot):
+                    self.digest(number, now)   # shown once the snapshot is, as the page does
             return
-        if self.snapshot is None or boot != self.boot or n <= self.last:
+        if self.snapshot is None or boot != self.boot:
+            if len(self.early) < 64:
+                self.early.append((boot, n))   # before its snapshot: kept for after it
+            return
+        self.digest(n, now)
+
+    def digest(self, n, now):
+        if n <= self.last:
             return
         if n != self.last + 1:
             self.gaps += n - self.last - 1

@@ -230,6 +230,14 @@ def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
             check_every_update([here], last)
             leaf.start()   # again: its viewers reconnect (the page does) and get everything
             assert linked(2)
+            deadline = time.monotonic() + 60
+            while True:   # the leaf's first viewers may come before its link's JetStream is
+                probe = crowd(settings, 1, port=leaf_ws)   # ready (NATS 2.9): as a page, again
+                ok = probe.connect(time.monotonic() + 8)
+                probe.close()
+                if ok:
+                    break
+                assert time.monotonic() < deadline, "no viewer got into the leaf started again"
             again = crowd(settings, 20, port=leaf_ws, keep=True)
             assert again.connect(time.monotonic() + 30), [
                 (v.refused, v.closed, v.state) for v in again.viewers][:3]

@@ -23,7 +23,9 @@ page subscribes to both, takes the retained snapshot, leaves its topic, and merg
 after it (n one more than the last it has; a digest it already has is older than the
 snapshot); a digest with a gap before it, or of another `boot` (the hall started again), sends
 it back to the snapshot. So a page that misses no digest has every update, and one that missed
-one has every table again at once.
+one has every table again at once. When nothing changes the snapshot is published again every
+SNAPSHOT_S, the same n: a broker that lost its retained copy (a leaf node whose viewers came
+before its link to the hall's was ready did, with NATS 2.9) has it again within that.
 
 Why digests: at 200 tables and ten times a human pace the hall stores about 700 lines a second;
 a message a line to each of 5000 viewers would be 3.5 million messages a second. A digest
@@ -41,6 +43,7 @@ ROOT = protocol.ROOT + "/view"
 LIVE = ROOT + "/live"
 TABLES = ROOT + "/tables"
 DIGEST_S = 0.25
+SNAPSHOT_S = 5.0   # the snapshot again when nothing changed for this long
 CLIENT_ID = "matchbox-hall-view"
 PATH = "/mqtt"   # the WebSocket's path on the audience broker (NATS's)
 
@@ -66,6 +69,7 @@ class Publisher:
         self.published = 0        # digests published
         self._seen = {}           # box -> the version of its view in the last digest
         self._standings = None    # the standings' JSON in the last digest
+        self._snapshot_at = 0.0   # when the snapshot was published last
         self._fresh = threading.Event()   # connected again: publish the snapshot at once
         self._stopping = threading.Event()
         self.connected = threading.Event()
@@ -118,21 +122,27 @@ class Publisher:
         standings = self.site.standings_now()[1]
         fresh = self._fresh.is_set() and self.connected.is_set()
         if not views and standings == self._standings and not fresh:
+            if time.monotonic() - self._snapshot_at >= SNAPSHOT_S and self.n:
+                self._snapshot(standings)   # the same n again: for a broker that lost it
             return False
         self.n += 1
         digest = '{"tables": [%s]' % ", ".join(hit[2] for hit in views)
         if standings != self._standings:
             digest += ', "standings": ' + standings
         self._standings = standings
-        every = self.site.changed({})
-        snapshot = '{"tables": [%s], "standings": %s}' % (
-            ", ".join(hit[2] for hit in every), standings)
         if fresh:
             self._fresh.clear()
         self.client.publish(LIVE, self.pack(digest + "}"), qos=0)
-        self.client.publish(TABLES, self.pack(snapshot), qos=0, retain=True)
+        self._snapshot(standings)
         self.published += 1
         return True
+
+    def _snapshot(self, standings):
+        every = self.site.changed({})
+        snapshot = '{"tables": [%s], "standings": %s}' % (
+            ", ".join(hit[2] for hit in every), standings)
+        self.client.publish(TABLES, self.pack(snapshot), qos=0, retain=True)
+        self._snapshot_at = time.monotonic()
 
     def pack(self, body):
         return ('{"boot": "%s", "n": %d, "z": "deflate"}\n' % (self.boot, self.n)).encode() \
