@@ -32,6 +32,14 @@ def crowd(settings, count, port=None, **kw):
                  settings["live"], settings["tables"], settings["path"], **kw)
 
 
+def hub(tmp_path):
+    """(hall folder, nats.Server): the hall's audience broker alone, as `hall serve` writes its
+    configuration (nats.LIMITS as the test set them)."""
+    hall = str(tmp_path / "hall")
+    conf = nats.write(os.path.join(nats.folder(hall), "nats.conf"), nats.hub_conf(hall, ws_port=-1))
+    return hall, nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
+
+
 def merged(viewer):
     """What a page shows after the messages a viewer kept: the snapshot, then each digest after
     it, merged (host_tools/hall/page.html's followAudience)."""
@@ -160,9 +168,7 @@ def test_too_many_connections_and_idle_ones_are_refused(tmp_path, monkeypatch):
     CONNECT, within nats.AUTH_S."""
     from host_tools.hall import records, site
     monkeypatch.setitem(nats.LIMITS, "max_connections", 40)
-    hall = str(tmp_path / "hall")
-    conf = nats.write(os.path.join(nats.folder(hall), "nats.conf"), nats.hub_conf(hall, ws_port=-1))
-    server = nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
+    hall, server = hub(tmp_path)
     the_site = site.Site(records.Tables(hall))
     from host_tools.hall import accounts
     publisher = audience.Publisher(the_site, "127.0.0.1", server.ports["mqtt"],
@@ -264,9 +270,7 @@ def test_a_viewer_that_never_reads_is_closed_and_the_others_get_everything(tmp_p
     from host_tools.hall import accounts
     monkeypatch.setitem(nats.LIMITS, "max_pending", 256 << 10)
     monkeypatch.setitem(nats.LIMITS, "max_payload", 128 << 10)
-    hall = str(tmp_path / "hall")
-    conf = nats.write(os.path.join(nats.folder(hall), "nats.conf"), nats.hub_conf(hall, ws_port=-1))
-    server = nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
+    hall, server = hub(tmp_path)
     publisher = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="matchbox-hall-view")
     publisher.username_pw_set(accounts.SERVICE, accounts.service_password(hall))
     publisher.connect("127.0.0.1", server.ports["mqtt"])

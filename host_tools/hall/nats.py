@@ -39,8 +39,9 @@ LEAF = "leaf"
 VIEW_SUBJECTS = ("matchbox.view", "matchbox.view.>")   # MQTT's matchbox/view/#, as NATS says it
 LIMITS = {
     "max_connections": 20000,   # every client together; the next one is refused
-    "max_payload": 1 << 20,     # the largest message (a snapshot of every table fits)
-    "max_pending": 4 << 20,     # bytes waiting for one slow client before it is closed
+    "max_payload": 512 << 10,   # the largest message (a snapshot of 200 tables is 15 KB)
+    "max_pending": 1 << 20,     # bytes waiting for one slow client before it is closed: about
+                                # 20 s of digests at 200 tables; 5 GB at most for 5000 viewers
     "write_deadline": "5s",     # a client that takes no bytes for this long is closed
 }
 AUTH_S = 5                      # a connection's CONNECT (or WebSocket handshake) within this
