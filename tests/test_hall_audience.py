@@ -40,6 +40,19 @@ def hub(tmp_path):
     return hall, nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
 
 
+def reconnecting(settings, port, seconds):
+    """A viewer that connects again until it has its snapshot, as the page does (mqtt.js
+    connects again every 2 s); the crowd of one it is in."""
+    deadline = time.monotonic() + seconds
+    while True:
+        one = crowd(settings, 1, port=port, keep=True)
+        if one.connect(time.monotonic() + 8):
+            return one
+        one.close()
+        assert time.monotonic() < deadline, "no viewer got in on port %d" % port
+        time.sleep(1)
+
+
 def merged(viewer):
     """What a page shows after the messages a viewer kept: the snapshot, then each digest after
     it, merged (host_tools/hall/page.html's followAudience)."""
@@ -236,14 +249,8 @@ def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
             check_every_update([here], last)
             leaf.start()   # again: its viewers reconnect (the page does) and get everything
             assert linked(2)
-            deadline = time.monotonic() + 60
-            while True:   # the leaf's first viewers may come before its link's JetStream is
-                probe = crowd(settings, 1, port=leaf_ws)   # ready (NATS 2.9): as a page, again
-                ok = probe.connect(time.monotonic() + 8)
-                probe.close()
-                if ok:
-                    break
-                assert time.monotonic() < deadline, "no viewer got into the leaf started again"
+            # the leaf's first viewers may come before its link's JetStream is ready (NATS 2.9)
+            reconnecting(settings, leaf_ws, 60).close()
             again = crowd(settings, 20, port=leaf_ws, keep=True)
             assert again.connect(time.monotonic() + 30), [
                 (v.refused, v.closed, v.state) for v in again.viewers][:3]
@@ -254,6 +261,11 @@ def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
             again.run(3)
             assert not any(v.closed for v in again.viewers)
             assert listening(leaf_ws)
+            # the hall starts its node again, on the same port: a page there has everything
+            assert until(lambda: "ended (status -9): starting it again" in hall.messages(), 10)
+            back = reconnecting(settings, settings["port"], 30)
+            assert merged(back.viewers[0]) == hall.tables()
+            back.close()
             again.close()
             here.close()
             there.close()

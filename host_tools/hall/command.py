@@ -12,6 +12,7 @@ Every slip is one line, `matchbox hall: what: why`, status 2 (host_tools.errors)
 import os
 import sys
 import threading
+import time
 
 from host_tools.errors import MatchboxError, check_folder, int_in
 
@@ -199,6 +200,13 @@ def _audience(args, the_site, log):
     except OSError as exc:
         raise MatchboxError("--audience-port", "the audience broker (nats-server) cannot start "
                             "on %s:%d: %s" % (args.host, args.audience_port, exc)) from None
+    # the ports it took, into its configuration: started again, it takes the same ones
+    nats.write(conf, nats.hub_conf(args.dir, args.host, server.ports["websocket"],
+                                   server.ports.get("leafnode") if leaf is not None else None,
+                                   server.ports["mqtt"]))
+    server.stopping = threading.Event()   # set by serve before it stops the server
+    threading.Thread(target=_keep_running, args=(server, log, server.stopping), daemon=True,
+                     name="hall-audience-watch").start()
     publisher = audience.Publisher(the_site, "127.0.0.1", server.ports["mqtt"],
                                    accounts.service_password(args.dir), log)
     publisher.start()
@@ -206,6 +214,21 @@ def _audience(args, the_site, log):
     the_site.audience = audience.page_settings(server.ports["websocket"],
                                                nats.secret(args.dir, nats.SPECTATOR))
     return server, publisher
+
+
+def _keep_running(server, log, stopping, every_s=1.0):
+    """Start the audience broker again when it ends by itself (killed, crashed): its viewers
+    connect again and the hall's publisher gives it the snapshot again."""
+    while not stopping.wait(every_s):
+        status = server.ended() if server.proc is not None else "none"
+        if status is None:
+            continue
+        log("the audience broker (nats-server) ended (status %s): starting it again" % status)
+        try:
+            server.start()
+        except OSError as exc:
+            log("the audience broker cannot start again: %s; trying again in 5 s" % exc)
+            stopping.wait(5)
 
 
 def serve(args):
@@ -272,6 +295,7 @@ def serve(args):
         if publisher is not None:
             publisher.stop()
         if viewers is not None:
+            viewers.stopping.set()
             viewers.stop()
         if broker is not None:
             broker.stop()

@@ -115,14 +115,14 @@ def _limits():
     return ["%s: %s" % (k, _quote(v) if isinstance(v, str) else v) for k, v in LIMITS.items()]
 
 
-def hub_conf(hall, host="127.0.0.1", ws_port=8781, leaf_port=None):
+def hub_conf(hall, host="127.0.0.1", ws_port=8781, leaf_port=None, mqtt_port=-1):
     """The hall's NATS: the hub of the audience (leaf nodes connect to it on leaf_port)."""
     store = os.path.abspath(os.path.join(folder(hall), "jetstream"))
     lines = ["# The hall's audience broker (`matchbox hall serve`); made again at each start.",
              "server_name: matchbox-hall",
              "jetstream { store_dir: %s, domain: hall, max_memory_store: 64MB, "
              "max_file_store: 1GB }" % _quote(store)]
-    lines += listeners(host, ws_port, leaf_port=leaf_port)
+    lines += listeners(host, ws_port, mqtt_port=mqtt_port, leaf_port=leaf_port)
     if leaf_port is not None:
         lines[-1] = lines[-1][:-1] + ", authorization { user: %s, password: %s } }" % (
             LEAF, _quote(secret(hall, LEAF)))
@@ -168,6 +168,19 @@ def more_files():
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
+def _child():
+    """In the child before nats-server runs: its files (more_files), and on Linux its end with
+    the hall's (PR_SET_PDEATHSIG: the hall killed, even with SIGKILL, takes its broker along
+    instead of leaving it holding the viewers' port)."""
+    more_files()
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Server:
     """nats-server with a configuration, as a child process: start() returns once it is ready
     (its ports in `ports`: websocket, MQTT, leafnode), or raises OSError with NATS's own
@@ -178,6 +191,7 @@ class Server:
         self.log = log
         self.proc = None
         self.ports = {}
+        self.stopping = None   # an Event the one who keeps it running watches (hall serve)
 
     def start(self, timeout=30):
         ready = threading.Event()
@@ -185,7 +199,7 @@ class Server:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                         text=True, errors="replace", preexec_fn=more_files)
+                                         text=True, errors="replace", preexec_fn=_child)
         except OSError as exc:
             raise OSError("cannot run %s: %s" % (self.argv[0], exc.strerror or exc)) from None
 
@@ -214,6 +228,11 @@ class Server:
             raise OSError(said[-1] if said else "nats-server did not start within %d s"
                           % timeout)
         return self
+
+    def ended(self):
+        """The exit status of a server that ended by itself (None while it runs, or once
+        stopped)."""
+        return None if self.proc is None else self.proc.poll()
 
     def stop(self, timeout=10):
         proc, self.proc = self.proc, None
