@@ -117,7 +117,8 @@ soak-hall: $(STAMP)
 
 # The hall under hostile clients at scale, on the embedded broker and on Mosquitto: a 200 MB
 # PUBLISH, 10 000 bad messages, 1 500 idle connections, 70 slow clients for a minute, refused
-# CONNECTs with taken client ids; prints the counts (tests/hall_attacks.py).
+# CONNECTs with taken client ids; on the audience broker 10 000 publishes and 4 subscriptions
+# from the spectator's account, 1 500 idle connections; prints the counts (tests/hall_attacks.py).
 soak-hall-attacks: $(STAMP)
 	$(BIN)/python tests/hall_attacks.py
 
