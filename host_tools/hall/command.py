@@ -5,7 +5,8 @@
     matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--broker URL] [--points LIST]
                             [--audience-port W] [--leaf-port L] [--no-audience]
     matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q]
-    matchbox hall leaf-conf DIR --hub HOST:PORT [--host H] [--audience-port W] [-o FILE]
+    matchbox hall leaf-conf DIR --hub HOST:PORT [--name N] [--host H] [--audience-port W]
+                            [--store-dir D] [-o FILE]
 
 Every slip is one line, `matchbox hall: what: why`, status 2 (host_tools.errors).
 """
@@ -86,6 +87,9 @@ def add_arguments(parser):
                       help="the address the leaf serves viewers on (default 0.0.0.0)")
     leaf.add_argument("--audience-port", type=int_in(1, 65535), default=AUDIENCE_PORT,
                       help="its viewers' WebSocket port (default %d)" % AUDIENCE_PORT)
+    leaf.add_argument("--name", default="matchbox-leaf",
+                      help="the leaf's name (its server name and JetStream domain: one a leaf; "
+                           "default matchbox-leaf)")
     leaf.add_argument("--store-dir", metavar="DIR", default=None,
                       help="the leaf's JetStream folder on its machine (default %s)"
                            % "/var/lib/nats/matchbox-leaf")
@@ -156,17 +160,20 @@ def mosquitto_conf(args):
 
 
 def leaf_conf(args):
-    from host_tools.hall import nats
+    from host_tools.hall import accounts, nats
     hub = args.hub.rpartition(":")
     if not hub[0] or not hub[2].isdigit() or not 1 <= int(hub[2]) <= 65535 \
             or any(c in args.hub for c in " \t\r\n\"'/@#?"):
         raise MatchboxError("--hub", "%r is not HOST:PORT (the hall's address and its "
                             "--leaf-port)" % args.hub)
+    if not accounts.NAME.match(args.name) or args.name == "hall":
+        raise MatchboxError("--name", "%r is not a leaf's name (%s, not hall)" % (
+            args.name, accounts.NAME_RULE))
     check_folder(args.dir, "folder for the hall")
     path = args.output or os.path.join(nats.folder(args.dir), "leaf.conf")
     try:
         nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port,
-                                        store=args.store_dir))
+                                        args.name, args.store_dir))
     except OSError as exc:
         raise MatchboxError(path, "cannot write it: %s" % (exc.strerror or exc)) from None
     print("wrote %s (copy it to the leaf's machine and run: nats-server -c leaf.conf)" % path)

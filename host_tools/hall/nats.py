@@ -83,19 +83,19 @@ def _list(values):
     return "[%s]" % ", ".join(_quote(v) for v in values)
 
 
-def users(hall):
-    """The `authorization` block: the hall's publisher, the spectator."""
-    return "\n".join([
-        "authorization {",
-        "  timeout: %d" % AUTH_S,
-        "  users: [",
-        "    {user: %s, password: %s, permissions: {publish: {allow: %s}, subscribe: {deny: "
-        "[\">\"]}}}" % (accounts.SERVICE, _quote(accounts.service_password(hall)),
-                        _list(VIEW_SUBJECTS)),
-        "    {user: %s, password: %s, permissions: {publish: {deny: [\">\"]}, subscribe: "
-        "{allow: %s}}}" % (SPECTATOR, _quote(secret(hall, SPECTATOR)), _list(VIEW_SUBJECTS)),
-        "  ]",
-        "}"])
+def users(hall, publisher=True):
+    """The `authorization` block: the hall's publisher (on the hall's node only: a leaf's
+    configuration, on another machine, does not carry the hall's password), the spectator."""
+    lines = ["authorization {", "  timeout: %d" % AUTH_S, "  users: ["]
+    if publisher:
+        lines.append("    {user: %s, password: %s, permissions: {publish: {allow: %s}, "
+                     "subscribe: {deny: [\">\"]}}}" % (
+                         accounts.SERVICE, _quote(accounts.service_password(hall)),
+                         _list(VIEW_SUBJECTS)))
+    lines.append("    {user: %s, password: %s, permissions: {publish: {deny: [\">\"]}, subscribe: "
+                 "{allow: %s}}}" % (SPECTATOR, _quote(secret(hall, SPECTATOR)),
+                                    _list(VIEW_SUBJECTS)))
+    return "\n".join(lines + ["  ]", "}"])
 
 
 def listeners(host, ws_port, mqtt_host="127.0.0.1", mqtt_port=-1, leaf_port=None,
@@ -143,7 +143,7 @@ def leaf_conf(hall, hub, host="0.0.0.0", ws_port=8781, name="matchbox-leaf", sto
     lines[-2] = "mqtt { listen: \"127.0.0.1:-1\", js_domain: hall }"
     lines.append("leafnodes { remotes: [ { url: %s } ] }" % _quote(
         "nats-leaf://%s:%s@%s" % (LEAF, secret(hall, LEAF), hub)))
-    lines += _limits() + [users(hall), ""]
+    lines += _limits() + [users(hall, publisher=False), ""]
     return "\n".join(lines)
 
 
