@@ -14,7 +14,8 @@ hall serve` and thousands of viewers following its page's topics through the aud
   - every viewer must get every digest from its snapshot to the last one (none missed, none
     closed); latency: from the moment a table writes a line (its MQTT client has it) to the
     moment each viewer gets the first digest showing it; p50, p99, max over every (line,
-    viewer);
+    viewer); and the fan-out alone: how long after the first viewer each other one got each
+    digest (the broker and the viewers, without the hall's own time);
   - the hall's, the audience broker's and the boxes' broker's CPU (% of one core over the
     measured window) and resident memory at its peak, from /proc; the generators' CPU; the
     machine's load before and after.
@@ -168,6 +169,22 @@ def latencies(lines, shown, viewers):
     return {ms: int(c) for ms, c in enumerate(hist) if c}, unseen, missing
 
 
+def fanout(viewers):
+    """A histogram (ms -> count) of how long after the first viewer each viewer got each
+    digest: the broker's fan-out and the viewers' own pace, without the hall's."""
+    first = {}
+    for v in viewers:
+        for n, t in v["times"].items():
+            if n != v["snapshot"]:
+                first[n] = min(first.get(n, t), t)
+    hist = collections.Counter()
+    for v in viewers:
+        for n, t in v["times"].items():
+            if n != v["snapshot"]:
+                hist[int((t - first[n]) * 1000)] += 1
+    return hist
+
+
 def quantile(hist, q):
     total = sum(hist.values())
     if not total:
@@ -290,6 +307,7 @@ def run(args, work):
     viewers = [v for s in seen[:-1] for v in s["viewers"]]
     shown = digests_showing(seen[-1]["kept"][0])
     hist, unseen, missing = latencies(lines, shown, viewers)
+    spread = fanout(viewers)
     last = max(v["last"] or 0 for v in viewers)
     sizes = [len(p) for t, p in seen[-1]["kept"][0] if t == audience.LIVE]
     incomplete = sum(1 for v in viewers if v["closed"] or v["gaps"] or v["last"] != last)
@@ -303,6 +321,8 @@ def run(args, work):
         "viewers_incomplete": incomplete, "lines_unseen": unseen, "pairs_missing": missing,
         "p50_ms": quantile(hist, 0.5), "p99_ms": quantile(hist, 0.99),
         "max_ms": max(hist) if hist else None, "pairs": sum(hist.values()),
+        "fanout_p50_ms": quantile(spread, 0.5), "fanout_p99_ms": quantile(spread, 0.99),
+        "fanout_max_ms": max(spread) if spread else None,
         "stalled_closed_by_broker": sum(s["stalled_closed"] for s in seen),
         "processes": stats,
         "viewer_cpu_pct": round(100 * sum(s["cpu_s"] for s in seen) / args.seconds, 1),
@@ -329,6 +349,8 @@ def report(out):
              out["pairs"] + out["pairs_missing"]))
     print("  latency, a line written to a viewer's message: p50 %s ms, p99 %s ms, max %s ms"
           % (out["p50_ms"], out["p99_ms"], out["max_ms"]))
+    print("  fan-out, from the first viewer to get a digest to each other: p50 %s ms, p99 %s ms, "
+          "max %s ms" % (out["fanout_p50_ms"], out["fanout_p99_ms"], out["fanout_max_ms"]))
     print("  %d viewers that never read: %d closed by the audience broker"
           % (out["stalled"], out["stalled_closed_by_broker"]))
     for name, s in out["processes"].items():
