@@ -15,7 +15,7 @@ import socket
 import struct
 import time
 
-NUMBER = re.compile(rb'"boot": "([0-9a-f]+)", "n": (\d+)')
+NUMBER = re.compile(rb'\{"boot": "([0-9a-f]+)", "n": (\d+)')
 
 
 def _text(s):
@@ -93,6 +93,8 @@ class Viewer:
         self.state = "upgrading"
 
     def read(self):
+        """Take what came: whole frames parsed where they lie in the bytes read (a partial
+        frame or packet kept for the next read), so that a backlog costs no copying over."""
         try:
             data = self.sock.recv(1 << 18)
         except BlockingIOError:
@@ -101,81 +103,90 @@ class Viewer:
             data = b""
         if not data:
             return self.close()
-        self.ws += data
+        if self.ws:
+            data = bytes(self.ws) + data
+            self.ws.clear()
+        pos = 0
         if self.state == "upgrading":
-            end = self.ws.find(b"\r\n\r\n")
+            end = data.find(b"\r\n\r\n")
             if end < 0:
+                self.ws += data
                 return
-            if not self.ws.startswith(b"HTTP/1.1 101"):
-                self.refused = bytes(self.ws[:end].split(b"\r\n")[0]).decode(errors="replace")
+            if not data.startswith(b"HTTP/1.1 101"):
+                self.refused = data[:end].split(b"\r\n")[0].decode(errors="replace")
                 return self.close()
-            del self.ws[:end + 4]
+            pos = end + 4
             self.state = "connack"
             self.send(_frame(connect_packet(self.id, self.crowd.user, self.crowd.password)))
-        self._frames()
-        self._packets()
-
-    def _frames(self):
-        ws = self.ws
-        while len(ws) >= 2:
-            size, at = ws[1] & 0x7F, 2
+        end = len(data)
+        while end - pos >= 2 and not self.closed:
+            size, at = data[pos + 1] & 0x7F, pos + 2
             if size == 126:
-                if len(ws) < 4:
-                    return
-                size, at = struct.unpack_from("!H", ws, 2)[0], 4
+                if end - pos < 4:
+                    break
+                size, at = (data[pos + 2] << 8) | data[pos + 3], pos + 4
             elif size == 127:
-                if len(ws) < 10:
-                    return
-                size, at = struct.unpack_from("!Q", ws, 2)[0], 10
-            if len(ws) < at + size:
-                return
-            op = ws[0] & 0x0F
+                if end - pos < 10:
+                    break
+                size, at = struct.unpack_from("!Q", data, pos + 2)[0], pos + 10
+            if at + size > end:
+                break
+            op = data[pos] & 0x0F
             if op in (0, 2):
-                self.mqtt += ws[at:at + size]
+                if self.mqtt:
+                    self.mqtt += data[at:at + size]
+                    self._packets(self.mqtt, 0, len(self.mqtt), True)
+                else:
+                    self._packets(data, at, at + size, False)
             elif op == 9:   # a ping: the pong
                 self.send(bytes([0x8A, 0x80]) + b"\0\0\0\0")
             elif op == 8:
-                del ws[:at + size]
                 return self.close()
-            del ws[:at + size]
+            pos = at + size
+        if pos < end and not self.closed:
+            self.ws += data[pos:]
 
-    def _packets(self):
-        m = self.mqtt
-        while len(m) >= 2:
-            size, shift, at = 0, 0, 1
-            while True:
-                if at >= len(m):
-                    return
+    def _packets(self, m, pos, end, buffered):
+        """The MQTT packets in m[pos:end]; a partial one is kept (in self.mqtt)."""
+        while end - pos >= 2:
+            size, shift, at, whole = 0, 0, pos + 1, False
+            while at < end:   # the remaining length: 1 to 4 bytes, 7 bits each
                 byte = m[at]
+                at += 1
                 size |= (byte & 0x7F) << shift
                 shift += 7
-                at += 1
                 if not byte & 0x80:
+                    whole = True
                     break
-            if len(m) < at + size:
-                return
-            kind = m[0] >> 4
-            body = m[at:at + size]
-            del m[:at + size]
-            if kind == 2:   # CONNACK
-                if body[1] != 0:
-                    self.refused = "CONNACK %d" % body[1]
+            if not whole or at + size > end:
+                break
+            kind = m[pos] >> 4
+            if kind == 3:
+                tlen = (m[at] << 8) | m[at + 1]
+                self.message(bytes(m[at + 2:at + 2 + tlen]), m, at + 2 + tlen, at + size)
+            elif kind == 2:   # CONNACK
+                if m[at + 1] != 0:
+                    self.refused = "CONNACK %d" % m[at + 1]
                     return self.close()
                 self.state = "live"
                 self.send(_frame(subscribe_packet(1, [self.crowd.live, self.crowd.tables])))
-            elif kind == 9 and any(c >= 0x80 for c in body[2:]):   # SUBACK: refused
-                self.refused = "SUBACK %s" % list(body[2:])
-            elif kind == 3:
-                tlen = struct.unpack_from("!H", body)[0]
-                self.message(bytes(body[2:2 + tlen]).decode(), body[2 + tlen:])
+            elif kind == 9 and any(c >= 0x80 for c in m[at + 2:at + size]):   # SUBACK: refused
+                self.refused = "SUBACK %s" % list(m[at + 2:at + size])
+            pos = at + size
+        if buffered:
+            del self.mqtt[:pos]
+        elif pos < end:
+            self.mqtt += m[pos:end]
 
-    def message(self, topic, payload):
+    def message(self, topic, m, start, stop):
+        """A PUBLISH on topic (bytes) whose payload is m[start:stop]."""
         now = time.monotonic()
         if self.crowd.keep:
-            self.kept.append((topic, bytes(payload)))
-        found = NUMBER.search(payload, 0, 64)
+            self.kept.append((topic.decode(), bytes(m[start:stop])))
+        found = NUMBER.match(m, start, min(stop, start + 64))
         if found is None:
             return
+        topic = self.crowd.tables if topic == self.crowd.tables_b else self.crowd.live
         boot, n = found.group(1), int(found.group(2))
         if topic == self.crowd.tables:
             if self.snapshot is None or boot != self.boot:
@@ -183,7 +194,7 @@ class Viewer:
                 self.boot, self.snapshot, self.last = boot, n, n
                 self.times.setdefault(n, now)
                 early, self.early = sorted(self.early), []
-                for number in (m for b, m in early if b == boot):
+                for number in (k for b, k in early if b == boot):
                     self.digest(number, now)   # shown once the snapshot is, as the page does
             return
         if self.snapshot is None or boot != self.boot:
@@ -215,6 +226,7 @@ class Crowd:
                  reading=True):
         self.port, self.user, self.password = port, user, password
         self.live, self.tables, self.path, self.keep = live, tables, path, keep
+        self.tables_b = tables.encode()
         self.reading = reading   # False: viewers that never read (the broker's queue bound)
         self.name = os.urandom(4).hex()   # in each viewer's client id (a broker's one session)
         self.selector = selectors.DefaultSelector()
