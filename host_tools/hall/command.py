@@ -13,7 +13,6 @@ Every slip is one line, `matchbox hall: what: why`, status 2 (host_tools.errors)
 import os
 import sys
 import threading
-import time
 
 from host_tools.errors import MatchboxError, check_folder, int_in
 
