@@ -10,12 +10,16 @@ STAMP := $(VENV)/.installed
 WEB := host_tools/webpage
 WEB_STAMP := $(WEB)/node_modules/.installed
 NPM := $(shell command -v npm 2>/dev/null)
+# The hall page's MQTT client (npm's mqtt, its browser build), pinned by its lockfile; without
+# npm `matchbox hall serve` gets it from the registry at first use.
+HALL_NPM := host_tools/hall/npm
+HALL_STAMP := $(HALL_NPM)/node_modules/.installed
 
 # The emulated Pico's Node part (rp2040js from its lockfile); skipped when node is absent.
 PICO_JS := host_tools/virtual/rp2040js
 NPM_STAMP := $(PICO_JS)/node_modules/.installed
 
-.PHONY: all venv sim web web-deps test typecheck bench bench-hall soak-records soak-typed soak-hall soak-hall-attacks package-json clean pico-js power-cuts-pico dist
+.PHONY: all venv sim web web-deps test typecheck bench bench-hall bench-audience soak-records soak-typed soak-hall soak-hall-attacks package-json clean pico-js power-cuts-pico dist
 
 all: test
 
@@ -35,7 +39,11 @@ $(WEB_STAMP): $(WEB)/package.json $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund
 	touch $(WEB_STAMP)
 
-web-deps: $(WEB_STAMP)
+$(HALL_STAMP): $(HALL_NPM)/package.json $(HALL_NPM)/package-lock.json
+	cd $(HALL_NPM) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $(HALL_STAMP)
+
+web-deps: $(WEB_STAMP) $(HALL_STAMP)
 
 $(NPM_STAMP): $(PICO_JS)/package-lock.json
 	cd $(PICO_JS) && npm ci --no-audit --no-fund --loglevel=error
@@ -45,7 +53,7 @@ $(NPM_STAMP): $(PICO_JS)/package-lock.json
 pico-js:
 	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
 
-test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP))
+test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP) $(HALL_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
 	$(BIN)/pytest -n auto
@@ -69,6 +77,16 @@ bench: $(STAMP)
 HALL_BENCH ?=
 bench-hall: $(STAMP)
 	$(BIN)/python bench/bench_hall.py $(HALL_BENCH)
+
+# The hall's audience at scale (bench/bench_audience.py): 200 tables at ten times a human pace
+# into `matchbox hall serve` and 5000 viewers following the page's topics through the audience
+# broker (nats-server, MQTT over WebSockets); prints whether every viewer got every update, the
+# latency from a line written to each viewer, the processes' CPU and memory
+# (docs/hall.md#the-audience). A few minutes here. BENCH_AUDIENCE passes options, e.g.
+# BENCH_AUDIENCE="--tables 20 --viewers 200 --seconds 15".
+BENCH_AUDIENCE ?=
+bench-audience: $(STAMP) $(if $(NPM),$(HALL_STAMP))
+	$(BIN)/python bench/bench_audience.py $(BENCH_AUDIENCE)
 
 # The record fuzz of `make test` at scale: SOAK inputs (default 100 000) through the one
 # record reader on CPython and MicroPython; prints the counts, fails on any difference.
@@ -100,7 +118,8 @@ soak-hall: $(STAMP)
 
 # The hall under hostile clients at scale, on the embedded broker and on Mosquitto: a 200 MB
 # PUBLISH, 10 000 bad messages, 1 500 idle connections, 70 slow clients for a minute, refused
-# CONNECTs with taken client ids; prints the counts (tests/hall_attacks.py).
+# CONNECTs with taken client ids; on the audience broker 10 000 publishes and 4 subscriptions
+# from the spectator's account, 1 500 idle connections; prints the counts (tests/hall_attacks.py).
 soak-hall-attacks: $(STAMP)
 	$(BIN)/python tests/hall_attacks.py
 
@@ -122,4 +141,4 @@ power-cuts-pico: $(STAMP) pico-js
 	test $$first = 0 && test $$second = 0
 
 clean:
-	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(PICO_JS)/node_modules
+	rm -rf $(VENV) build dist matchbox.egg-info .pytest_cache .hypothesis $(WEB)/node_modules $(HALL_NPM)/node_modules $(PICO_JS)/node_modules

@@ -11,6 +11,11 @@ tests/test_hall_attacks.py and the slow-client tests of tests/test_web_server.py
               and a box still answered
     slow      SLOW clients sending a header line every 3 s for SLOW_S seconds: requests
               answered meanwhile, the slowest answer, slow clients closed
+    audience  on the audience broker (nats-server, the page's MQTT over WebSockets): BAD
+              publishes from the spectator's account and its subscriptions to the journals,
+              the acks and everything; IDLE connections that never finish their handshake:
+              what a viewer got of them, whether a new viewer still connects, how many the
+              broker closed
 
 and after each part whether the hall still stores and acknowledges a box's lines.
 
@@ -29,10 +34,11 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "firmware", "lib"), os.path.join(ROOT, "tests")]
+from audience_viewers import Crowd, _frame, publish_packet, subscribe_packet  # noqa: E402
 from hall_helpers import (MOSQUITTO, Client, box_password, broker_pid,  # noqa: E402
                           connect_packet, drip, header_lines, http_status, long_publish, rss,
                           served, slow_clients, stores_and_acks)
-from host_tools.hall import accounts, protocol  # noqa: E402
+from host_tools.hall import accounts, audience, protocol  # noqa: E402
 
 LINES = header_lines()
 
@@ -124,6 +130,58 @@ def slow(hall, count, seconds):
            "clients closed by the server" % (count, seconds, answered, worst, missed, len(closed))
 
 
+def viewers(hall, count, keep=False):
+    a = hall.audience()
+    crowd = Crowd(a["port"], a["user"], a["password"], count, a["live"], a["tables"], a["path"],
+                  keep=keep)
+    return crowd, crowd.connect(time.monotonic() + 60)
+
+
+def audience_attack(hall, bad, count):
+    """The spectator's account publishing and subscribing where it may not, and idle
+    connections to the audience broker's WebSocket."""
+    if hall.audience() is None:
+        return "skipped: no audience broker (apt-get install nats-server)"
+    watcher, ok = viewers(hall, 1, keep=True)
+    attacker, ok2 = viewers(hall, 1)
+    if not (ok and ok2):
+        return "viewers did NOT connect"
+    v = attacker.viewers[0]
+    fake = b'{"boot": "%s", "n": 99999999, "z": "none"}\n{"tables": []}' % v.boot
+    for n in range(bad):
+        v.send(_frame(publish_packet(audience.LIVE if n % 2 else audience.TABLES, fake, True)))
+    refused = 0
+    for topic in ("#", protocol.journal_topic("+"), protocol.ack_topic("t1"), "matchbox/#"):
+        v.refused = None
+        v.send(_frame(subscribe_packet(7, [topic])))
+        end = time.monotonic() + 10
+        while v.refused is None and time.monotonic() < end:
+            attacker.turn(0.05)
+            watcher.turn(0)
+        refused += v.refused == "SUBACK [128]"
+    watcher.run(2)
+    seen = sum(b"99999999" in p for _, p in watcher.viewers[0].kept)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, count + 500)), hard))
+    held = [socket.create_connection(("127.0.0.1", hall.audience()["port"]), timeout=10)
+            for _ in range(count)]
+    late, ok3 = viewers(hall, 1)
+    began, closed = time.monotonic(), 0
+    for s in held:
+        s.settimeout(max(0.1, 15 - (time.monotonic() - began)))
+        try:
+            closed += s.recv(1) == b""
+        except OSError:
+            pass
+        s.close()
+    for c in (watcher, attacker, late):
+        c.close()
+    return ("%d publishes from the spectator: %d reached a viewer; %d of 4 subscriptions "
+            "refused; %d idle connections: a new viewer %s, %d closed by the broker within "
+            "%.0f s" % (bad, seen, refused, count, "connected" if ok3 else "did NOT connect",
+                        closed, time.monotonic() - began))
+
+
 def attack(kind, args):
     with tempfile.TemporaryDirectory() as tmp, served(pathlib.Path(tmp), kind) as hall:
         hall.kind = kind
@@ -141,6 +199,8 @@ def attack(kind, args):
         say(kind, "bad", bad_messages(hall, args.bad) + "; " + still_stores(hall, "t2"))
         say(kind, "idle", idle(hall, args.idle) + "; " + still_stores(hall, "t1"))
         say(kind, "slow", slow(hall, args.slow, args.slow_s) + "; " + still_stores(hall, "t1"))
+        say(kind, "audience", audience_attack(hall, args.bad, args.idle) + "; "
+            + still_stores(hall, "t1"))
         tracebacks = hall.messages().count("Traceback")
         say(kind, "log", "%d lines, %d tracebacks" % (hall.messages().count("\n"), tracebacks))
 

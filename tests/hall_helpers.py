@@ -18,6 +18,7 @@ import urllib.request
 import paho.mqtt.client as mqtt
 
 from host_tools.hall import accounts, protocol
+from host_tools.hall.nats import more_files
 
 CLI = [sys.executable, "-m", "host_tools.cli"]
 GAME = "001-00000000"   # the game id of the lines the tests send by hand
@@ -49,17 +50,20 @@ def kill_group(proc):
 class Hall:
     """`matchbox hall serve DIR` in a process of its own (with --broker: an external one)."""
 
-    def __init__(self, folder, broker=None, tls=False):
+    def __init__(self, folder, broker=None, tls=False, extra=()):
         self.folder = folder
         self.tls = tls   # --tls: the broker (an external one: mqtts://) and the page over TLS
         self.http = free_port()
         self.mqtt = free_port() if broker is None else broker
         self.external = broker is not None
+        self.extra = list(extra)   # more options of `hall serve` (--no-audience, --leaf-port)
         self.proc = None
         self.log = os.path.join(folder + "-serve.log")
+        self.said = None
 
     def start(self, timeout=30):
-        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http)] + ["--tls"] * self.tls
+        argv = CLI + ["hall", "serve", self.folder, "--port", str(self.http),
+                      "--audience-port", "0"] + ["--tls"] * self.tls + self.extra
         if self.external:
             argv += ["--broker", "%s://127.0.0.1:%d" % ("mqtts" if self.tls else "mqtt", self.mqtt)]
         else:
@@ -75,7 +79,12 @@ class Hall:
         reader.start()
         reader.join(timeout)
         assert line[0] and line[0].startswith(b"the hall is at"), (line[0], self.messages())
+        self.said = line[0].decode()
         return self
+
+    def audience(self):
+        """What /audience.json tells the page (None without an audience broker)."""
+        return json.loads(self.get("/audience.json"))
 
     def kill(self):
         """SIGKILL: no cleanup, as a power cut of the hall's computer."""
@@ -129,16 +138,6 @@ MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
 NO_MOSQUITTO = "the Mosquitto tests need Debian's mosquitto: apt-get install mosquitto"
 
 
-def more_files():
-    """Let this process open 65536 files (or as many as its hard limit allows), as
-    `mosquitto.conf` asks: `ulimit -n 65536`."""
-    import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
-
-
 class Mosquitto:
     """Mosquitto 2 with the configuration `matchbox hall mosquitto-conf` writes."""
 
@@ -166,10 +165,11 @@ class Mosquitto:
 
 
 @contextlib.contextmanager
-def served(tmp_path, broker, boxes=("t1", "t2"), tls=False):
+def served(tmp_path, broker, boxes=("t1", "t2"), tls=False, extra=()):
     """A Hall serving from tmp_path/hall with `boxes` enrolled (hall.urls), on the embedded
     broker ("amqtt") or on Mosquitto ("mosquitto": skipped without it); with `tls` the
-    broker and the page speak only TLS (--tls), and the URLs are mqtts://."""
+    broker and the page speak only TLS (--tls), and the URLs are mqtts://; `extra`: more
+    options of `hall serve`."""
     import pytest
     folder = str(tmp_path / "hall")
     port = free_port()
@@ -179,9 +179,9 @@ def served(tmp_path, broker, boxes=("t1", "t2"), tls=False):
         if MOSQUITTO is None:
             pytest.skip(NO_MOSQUITTO)
         mosquitto = Mosquitto(folder, port, tls).start()
-        h = Hall(folder, broker=port, tls=tls)
+        h = Hall(folder, broker=port, tls=tls, extra=extra)
     else:
-        h = Hall(folder, tls=tls)
+        h = Hall(folder, tls=tls, extra=extra)
         h.mqtt = port
     h.start()
     h.urls, h.broker = urls, mosquitto
@@ -294,6 +294,26 @@ def header_lines(players=3, hands=(3, 2, 2)):
 
 
 line_message = protocol.line_message
+
+
+def journal(seed, setup=(3, 1, "none", 5, 6, [4, 3, 4]), undo_every=5):
+    """The lines a box journals for one random game played out (an undo and the action again
+    every `undo_every` actions), tagged."""
+    import engine_helpers as eh
+    from tycoon import writer
+    from tycoon.game import Game
+    rng = eh.Lcg(seed)
+    game = Game(*setup)
+    texts = writer.header_text(game).split("\n")[:-1]
+    n = 0
+    while not game.finished:
+        eh.step(game, rng)
+        action = writer.action_text(*list(game.actions())[-1])[:-1]
+        texts.append(action)
+        n += 1
+        if n % undo_every == 0 and not game.finished:
+            texts += ["undo", action]
+    return [writer.tagged(i + 1, t).decode().rstrip("\n") for i, t in enumerate(texts)], game
 
 
 SERVICE = accounts.SERVICE

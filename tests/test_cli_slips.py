@@ -175,6 +175,10 @@ CASES = [
      ["--broker", "its port 'http' is not one of 1 to 65535"]),
     (("hall", "serve", "hall", "--points", "1,x"), 2, ["--points", "whole numbers"]),
     (("hall", "mosquitto-conf", "/proc/hall"), 2, ["/proc/hall", "cannot write"]),
+    (("hall", "leaf-conf", "hall", "--hub", "hall.local"), 2, ["--hub", "not HOST:PORT"]),
+    (("hall", "leaf-conf", "hall", "--hub", "h:7422", "--name", "A B"), 2,
+     ["--name", "not a leaf's name"]),
+    (("hall", "leaf-conf", "/proc/hall", "--hub", "h:7422"), 2, ["/proc/hall", "cannot write"]),
     # watch
     (("watch", "--file", "missing.txt"), 2, ["missing.txt", "no such file"]),
     (("watch", "--file", "dir"), 2, ["dir", "it is a directory"]),

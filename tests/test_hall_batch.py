@@ -97,7 +97,8 @@ def test_views_are_made_again_only_for_tables_that_changed(tmp_path, monkeypatch
     second = the_site.views()
     assert made == {"t1": 1, "t2": 2, "t3": 1}
     assert [v["seq"] for v in first] == [1, 1, 1] and [v["seq"] for v in second] == [1, 2, 1]
-    assert second == [real(the_site.reader, t) for t in tables.tables.values()]
+    assert [{k: v for k, v in view.items() if k != "displays"} for view in second] == [
+        real(the_site.reader, t) for t in tables.tables.values()]
     assert os.path.exists(tables.table("t2").path())
 
 

@@ -10,32 +10,23 @@ import time
 
 import pytest
 
-import engine_helpers as eh
-from hall_helpers import header_lines
-from host_tools.hall import records, site, standings
+from hall_helpers import header_lines, journal
+from host_tools.hall import displays, records, site, standings
 from host_tools.reports.replay_portable import replay
 from tycoon import writer
-from tycoon.game import Game
 
 pytestmark = pytest.mark.timeout(60)
 G1, G2 = "001-00000001", "002-00000002"
 
 
-def journal(seed, setup=(3, 1, "none", 5, 6, [4, 3, 4]), undo_every=5):
-    """The lines a box journals for one random game played out (an undo and the action again
-    every `undo_every` actions), tagged."""
-    rng = eh.Lcg(seed)
-    game = Game(*setup)
-    texts = writer.header_text(game).split("\n")[:-1]
-    n = 0
-    while not game.finished:
-        eh.step(game, rng)
-        action = writer.action_text(*list(game.actions())[-1])[:-1]
-        texts.append(action)
-        n += 1
-        if n % undo_every == 0 and not game.finished:
-            texts += ["undo", action]
-    return [writer.tagged(i + 1, t).decode().rstrip("\n") for i, t in enumerate(texts)], game
+def view(table):
+    """A table's view as the page gets it: standings.table_view, and its displays as the
+    firmware's screens draw them for the record replayed from its first line."""
+    out = standings.table_view(standings.Reader(), table)
+    game = replay(table.path())[0] if out["state"] is not None else None
+    out["displays"] = [list(masks) + [int(colon), int(lit)]
+                       for masks, colon, lit in displays.panels_of(game)]
+    return out
 
 
 class Stream:
@@ -89,7 +80,7 @@ def test_a_late_page_gets_everything_then_only_what_changed(hall):
         second = page.next()
         # only t2, as /tables.json has it now; the standings did not change: not sent again
         assert second["full"] is False and "standings" not in second
-        assert second["tables"] == [standings.table_view(standings.Reader(), tables.table("t2"))]
+        assert second["tables"] == [view(tables.table("t2"))]
         assert second["tables"][0]["seq"] == 8
         for seq in range(8, len(lines) + 1):   # t1 plays its game to the end
             tables.store("t1", G1, seq, lines[seq - 1])
@@ -185,4 +176,44 @@ def test_tables_json_is_every_view(hall):
     conn.request("GET", "/tables.json")
     got = json.loads(conn.getresponse().read())
     conn.close()
-    assert got == [standings.table_view(standings.Reader(), t) for t in tables.tables.values()]
+    assert got == [view(t) for t in tables.tables.values()]
+
+
+def test_a_page_that_closes_its_stream_gives_its_place_back_at_once(tmp_path, monkeypatch):
+    """Issue 35's: a page that closed its stream held its place until the next write (up to
+    HEARTBEAT_S). With every place taken and nothing stored, a page closing its stream frees
+    its place within a second or two: the next page gets its stream, not 503."""
+    monkeypatch.setattr(site, "MAX_STREAMS", 2)
+    tables = records.Tables(str(tmp_path))
+    the_site = site.Site(tables)
+    httpd = site.server(the_site)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+    try:
+        pages = [Stream(port), Stream(port)]
+        for page in pages:
+            assert page.next()["full"] is True
+        full = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        full.request("GET", "/events")
+        assert full.getresponse().status == 503
+        full.close()
+        pages.pop().close()
+        began = time.monotonic()
+        while True:
+            again = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            again.request("GET", "/events")
+            answer = again.getresponse()
+            if answer.status == 200:
+                break
+            again.close()
+            assert time.monotonic() - began < 3 * site.CLOSED_S + 2, "the place was not freed"
+            time.sleep(0.1)
+        assert time.monotonic() - began < site.HEARTBEAT_S / 3
+        again.close()
+        pages[0].close()
+    finally:
+        the_site.stopping.set()
+        with tables.lock:
+            tables.lock.notify_all()
+        httpd.shutdown()
+        httpd.server_close()

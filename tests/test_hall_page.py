@@ -1,7 +1,8 @@
 """The hall's live page in a real browser (Debian's Chromium, headless, via Playwright) at
 360 px wide, as a phone shows it: every table with its displays drawn by the firmware's
-screens, whose turn, the places, the standings; a box's new lines reach the open page by
-Server-Sent Events, without a reload, and the other tables' cards stay as they were."""
+screens, whose turn, the places, the standings; a box's new lines reach the open page through
+the audience broker (MQTT over WebSockets, npm's mqtt in the page), without a reload, and the
+other tables' cards stay as they were; the same over /events from a hall without one."""
 import re
 import shutil
 import subprocess
@@ -25,7 +26,9 @@ SETUP = (3, 1, "none", 5, 6, [4, 3, 4])
 
 CARDS_JS = """() => [...document.querySelectorAll('section.table')].map(c => ({
   box: c.dataset.box, text: c.innerText,
-  img: c.querySelector('img.displays') ? c.querySelector('img.displays').naturalWidth : 0,
+  lit: c.querySelectorAll('svg.displays .on').length,
+  segments: [...c.querySelectorAll('svg.displays [id^=d]')].filter(e => /^d[0-3]-[0-3][a-gp]$/.test(e.id))
+    .map(e => e.classList.contains('on') ? 1 : 0).join(''),
   width: c.getBoundingClientRect().width}))"""
 
 
@@ -35,7 +38,7 @@ LAST_JS = """() => Object.fromEntries([...document.querySelectorAll('section.tab
 # margins, 50 mm displays, 6 mm gaps), in pixels, and its text's size.
 LABELS_JS = """box => {
   const card = document.querySelector('section.table[data-box=' + box + ']');
-  const img = card.querySelector('img.displays').getBoundingClientRect();
+  const img = card.querySelector('svg.displays').getBoundingClientRect();
   const mm = img.width / (2 * %s + 4 * %s + 3 * %s);
   return [...card.querySelectorAll('.labels span')].map((s, i) => {
     const r = s.getBoundingClientRect();
@@ -57,6 +60,12 @@ def check_labels(page, lang):
     assert page.evaluate(LABELS_JS, "t1") == []
 
 
+def segments(displays):
+    """The page's lit segments of a view's displays, in the order of the picture's parts."""
+    return "".join("%d" % (d[5] and d[j] >> b & 1) for d in displays for j in range(4)
+                   for b in range(8))
+
+
 def sim(flash, url, keys):
     out = subprocess.run(CLI + ["sim", "--headless", "--flash", flash, "--uplink", url,
                                 "--keys", " ".join(keys)],
@@ -64,9 +73,10 @@ def sim(flash, url, keys):
     assert out.returncode == 0, out.stderr
 
 
-def test_the_page_at_360_px(tmp_path):
+@pytest.mark.parametrize("audience", [True, False], ids=["audience", "events"])
+def test_the_page_at_360_px(tmp_path, audience):
     folder = str(tmp_path / "hall")
-    hall = Hall(folder)
+    hall = Hall(folder, extra=[] if audience else ["--no-audience"])
     urls = {b: enrol(folder, b, hall.mqtt) for b in ("t1", "t2")}
     hall.start()
     try:
@@ -80,15 +90,20 @@ def test_the_page_at_360_px(tmp_path):
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto("http://127.0.0.1:%d/" % hall.http)
-            page.wait_for_function("document.querySelectorAll('section.table img.displays').length == 2"
-                                   " && [...document.querySelectorAll('img.displays')].every(i => i.complete && i.naturalWidth > 0)",
+            page.wait_for_function("document.querySelectorAll('section.table svg.displays').length == 2",
                                    timeout=20000)
+            assert page.evaluate("!!window.mqtt") == audience
             cards = {c["box"]: c for c in page.evaluate(CARDS_JS)}
+            views = hall.tables()
+            for box in ("t1", "t2"):   # the displays as the firmware's screens draw them
+                assert cards[box]["segments"] == segments(views[box]["displays"]), box
+                assert cards[box]["lit"] > 4
             assert cards["t1"]["text"].count("finished") == 1
             assert "out: 1. P%d" % game.ranking[0] in cards["t1"]["text"]
             assert "to act" in cards["t2"]["text"]
             assert page.evaluate("document.documentElement.scrollWidth") <= 360
-            assert all(c["width"] <= 360 and c["img"] > 0 for c in cards.values())
+            assert all(c["width"] <= 360 for c in cards.values())
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
             assert "P%d" % game.ranking[0] in page.inner_text("#standings")
             # the last actions in words, the seat named, no list number; the displays named
             # under their pictures at the page's size of text; the points in plain words
@@ -113,7 +128,7 @@ def test_the_page_at_360_px(tmp_path):
             assert "n - place" not in page.inner_text("body")
             assert page.evaluate("pointsWords([10, 6, 4])") == (
                 "Points: place 1: 10, place 2: 6, place 3: 4; places further down get 0.")
-            svg = page.evaluate("fetch(document.querySelector('img.displays').src).then(r => r.text())")
+            svg = page.evaluate("document.querySelector('svg.displays').outerHTML")
             assert "<svg" in svg and "<text" not in svg   # no labels drawn inside the picture
             before = cards["t2"]["text"]
             page.evaluate("document.querySelector('section.table[data-box=t1]').kept = 1")
@@ -123,6 +138,14 @@ def test_the_page_at_360_px(tmp_path):
             # the events carry t2 only: t1's card is merged around, not drawn again
             assert page.evaluate("document.querySelector('section.table[data-box=t1]').kept") == 1
             assert [c["box"] for c in page.evaluate(CARDS_JS)] == ["t1", "t2"]
+            if audience:   # ?audience=HOST:PORT: the broker named (a leaf node's), not the hall's
+                sockets = []
+                page.on("websocket", lambda ws: sockets.append(ws.url))
+                page.goto("http://localhost:%d/?audience=127.0.0.1:%d" % (
+                    hall.http, hall.audience()["port"]))
+                page.wait_for_function("document.querySelectorAll('section.table').length == 2",
+                                       timeout=20000)
+                assert sockets == ["ws://127.0.0.1:%d/mqtt" % hall.audience()["port"]]
             # ?lang=ja: the labels and phrases in Japanese (host_tools.words)
             ja = words.words("ja")
             page.goto("http://127.0.0.1:%d/?lang=ja" % hall.http)
@@ -136,7 +159,7 @@ def test_the_page_at_360_px(tmp_path):
                 game.ranking[0], ja["hall_comma"])) in cards["t1"]["text"]
             assert ja["hall_seat"] in cards["t2"]["text"] and "to act" not in cards["t2"]["text"]
             assert ja["hall_to_act"].split("{")[0] in cards["t2"]["text"]
-            assert page.get_attribute("section.table[data-box=t1] img", "alt") == \
+            assert page.get_attribute("section.table[data-box=t1] svg", "aria-label") == \
                 ja["hall_displays_of"].replace("{box}", "t1")
             assert all(a.startswith("席") or a.startswith("取り消し")
                        for a in page.evaluate(LAST_JS)["t1"])

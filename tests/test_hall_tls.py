@@ -315,7 +315,8 @@ def test_a_certificate_that_does_not_name_the_host_is_refused(tmp_path):
 def test_the_page_over_https_in_chromium(tmp_path):
     """Chromium refuses the page until it trusts the hall's certificate (here: its key pinned
     with --ignore-certificate-errors-spki-list, the flag that stands for an imported CA in a
-    headless browser); then the page shows a box's game sent over TLS, live."""
+    headless browser); then the page, following the tables over the audience broker's
+    WebSocket over TLS (wss://), shows a game a box on the unix port sent over TLS, live."""
     import shutil
     import hashlib
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -339,9 +340,12 @@ def test_the_page_over_https_in_chromium(tmp_path):
             browser = p.chromium.launch(executable_path=chromium, headless=True,
                                         args=flags + ["--ignore-certificate-errors-spki-list=" + pin])
             page = browser.new_page(viewport={"width": 360, "height": 780})
+            sockets = []   # the page follows the tables over the audience broker's wss://
+            page.on("websocket", lambda ws: sockets.append(ws.url))
             page.goto(url)
             page.wait_for_function("document.querySelectorAll('section.table').length == 1",
                                    timeout=20000)
+            assert [u for u in sockets if u.startswith("wss://127.0.0.1:")], sockets
             ops, _ = game_ops(4, SETUP, 6)
             out = subprocess.run(CLI + ["sim", "--headless", "--flash", str(tmp_path / "t1"),
                                         "--uplink", hall.urls["t1"], "--uplink-ca",
@@ -349,7 +353,7 @@ def test_the_page_over_https_in_chromium(tmp_path):
                                         "--keys", " ".join(k for op in ops for k in op)],
                                  capture_output=True, text=True, timeout=120)
             assert out.returncode == 0, out.stderr
-            page.wait_for_function("document.querySelector('section.table img.displays')",
+            page.wait_for_function("document.querySelector('section.table svg.displays')",
                                    timeout=20000)
             assert "to act" in page.inner_text("section.table[data-box=t1]")
             browser.close()

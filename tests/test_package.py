@@ -72,6 +72,14 @@ def _cache(base):
         os.makedirs(kept)
         for name in wasm_cache.FILES:
             shutil.copyfile(os.path.join(resources.WASM, name), os.path.join(kept, name))
+    part = wasm_cache.HALL_MQTT   # the hall page's MQTT client, as `hall serve` keeps it
+    got = part.checkout()
+    if got is not None:
+        kept = os.path.join(cache, "matchbox", part.prefix + wasm_cache.pinned(part.lock,
+                                                                               part.name)[0])
+        os.makedirs(kept)
+        for name, path in got.items():
+            shutil.copyfile(path, os.path.join(kept, name))
     return cache
 
 
@@ -311,7 +319,8 @@ def test_hall_serves_a_box_of_the_installed_package(pkg):
     url = pkg.matchbox("hall", "enrol", "hall", "t1",
                        "--mqtt-port", str(mqtt)).stdout.splitlines()[0]
     serve = subprocess.Popen(["matchbox", "hall", "serve", "hall", "--port", str(http),
-                              "--mqtt-port", str(mqtt)], stdout=subprocess.PIPE,
+                              "--mqtt-port", str(mqtt), "--audience-port", "0"],
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, cwd=pkg.work, env=pkg.env())
     try:
         assert serve.stdout.readline().startswith(b"the hall is at")
@@ -323,6 +332,10 @@ def test_hall_serves_a_box_of_the_installed_package(pkg):
         with open(os.path.join(pkg.work, "box", "games", "current.txt"), "rb") as f:
             assert get("/tables/t1.txt") == f.read()
         assert b"EventSource" in get("/") and get("/tables/t1.svg").startswith(b"<svg")
+        from host_tools.hall import nats
+        if nats.find():   # the audience broker, and the page's MQTT client from the cache
+            assert json.loads(get("/audience.json"))["path"] == "/mqtt"
+            assert b"mqtt" in get("/mqtt.min.js")[:4096]
     finally:
         serve.terminate()
         serve.communicate(timeout=30)

@@ -266,3 +266,32 @@ def test_npm_when_it_is_here_and_its_failure_in_one_line(tmp_path, offline, caps
     assert cli.main(["web", "--build-only", str(tmp_path / "site")]) == 0
     assert (tmp_path / "site" / "micropython.mjs").read_text() == "npm micropython.mjs\n"
     assert cache(tmp_path) == ["wasm-" + wasm_cache.pinned()[0]]
+
+
+def test_the_hall_pages_mqtt_client_is_got_by_name_and_checked(tmp_path, monkeypatch):
+    """The hall page's npm part (wasm_cache.HALL_MQTT) the same way, without npm or a
+    checkout's node_modules: the lockfile's tarball, its dist/mqtt.min.js kept in the cache;
+    a tarball that is not the pinned one is refused and nothing is kept."""
+    part = wasm_cache.Part("mqtt", ("dist/mqtt.min.js", "package.json"), str(tmp_path / "npm"),
+                           "MATCHBOX_TEST_MQTT_URL", "the MQTT client", "mqtt-")
+    members = [("package/dist/mqtt.min.js", b"var mqtt = {};\n" * 100),
+               ("package/package.json", b'{"name": "mqtt"}'),
+               ("package/dist/mqtt.js", b"not taken\n")]
+    data = tarball(members)
+    (tmp_path / "pkg.tgz").write_bytes(data)
+    (tmp_path / "npm").mkdir()
+    lock = json.load(open(wasm_cache.HALL_MQTT.lock))
+    lock["packages"]["node_modules/mqtt"]["integrity"] = \
+        "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+    (tmp_path / "npm" / "package-lock.json").write_text(json.dumps(lock))
+    monkeypatch.setenv("MATCHBOX_TEST_MQTT_URL", (tmp_path / "pkg.tgz").as_uri())
+    root = str(tmp_path / "cache")
+    paths = part.paths(root=root, npm=None, say=lambda *a, **k: None)
+    assert sorted(paths) == ["mqtt.min.js", "package.json"]
+    assert open(paths["mqtt.min.js"], "rb").read() == members[0][1]
+    (tmp_path / "pkg.tgz").write_bytes(tarball(members[:2]))   # not the pinned tarball
+    with pytest.raises(wasm_cache.WasmError, match="does not match the lockfile's integrity"):
+        wasm_cache.folder(None, part=part, root=str(tmp_path / "other"), npm=None,
+                          say=lambda *a, **k: None)
+    assert not os.path.exists(tmp_path / "other" / ("mqtt-" + lock["packages"][
+        "node_modules/mqtt"]["version"]))

@@ -17,5 +17,7 @@ standings over HTTP. One module a job:
     standings  places and points across the games of the event
     displays   a table's four displays, drawn by the firmware's screens
     site       the HTTP side: tables, records, standings, the live page
+    nats       the audience broker (nats-server): its accounts, listeners, leaf nodes
+    audience   the views published to it, which every page follows over MQTT/WebSockets
     command    `matchbox hall enrol | serve | mosquitto-conf`
 """

@@ -354,12 +354,9 @@ class BrokerProcess:
 
 def _child(hall, host, port, tls=False):
     """The child's life: listen, say so on stdout, serve until stdin closes."""
+    from host_tools.hall.nats import more_files
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the hall's to handle
-    import resource   # a file a connection: as many as the system lets this process have
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    more_files()   # a file a connection
     broker = EmbeddedBroker(hall, host, port, tls)
     try:
         broker.start()

@@ -3,8 +3,10 @@
     matchbox hall enrol DIR BOX [--host H] [--mqtt-port Q] [--tls] [--force] [--settings FILE]
                                 [--wifi-ssid SSID]
     matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--tls] [--broker URL]
-                            [--points LIST]
+                            [--points LIST] [--audience-port W] [--leaf-port L] [--no-audience]
     matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q] [--tls]
+    matchbox hall leaf-conf DIR --hub HOST:PORT [--name N] [--host H] [--audience-port W]
+                            [--store-dir D] [-o FILE]
 
 TLS: on any address but 127.0.0.1 (this computer only) the hall speaks only TLS (MQTT over TLS
 on port 8883, the page over HTTPS), with certificates of its own CA (host_tools.hall.certs);
@@ -21,6 +23,7 @@ from host_tools.errors import MatchboxError, check_folder, int_in
 DEFAULT_PORT = 8780
 MQTT_PORT = 1883
 MQTT_TLS_PORT = 8883
+AUDIENCE_PORT = 8781   # the viewers' WebSocket (MQTT over WebSockets, the audience broker)
 WIFI_ENV = "MATCHBOX_WIFI_PASSWORD"   # the Wi-Fi password of `enrol --wifi-ssid` (not in argv)
 
 
@@ -85,15 +88,45 @@ def add_arguments(parser):
                             "instead of the embedded one")
     serve.add_argument("--points", metavar="LIST",
                        help="points per place, e.g. 10,6,4 (default: n - place in a game of n)")
+    serve.add_argument("--audience-port", type=int_in(0, 65535), default=AUDIENCE_PORT,
+                       help="the viewers' WebSocket port on the audience broker, nats-server "
+                            "(default %d; 0 picks a free one)" % AUDIENCE_PORT)
+    serve.add_argument("--leaf-port", type=int_in(0, 65535),
+                       help="also take leaf nodes (other machines serving viewers, "
+                            "`hall leaf-conf`) on this port")
+    serve.add_argument("--no-audience", action="store_true",
+                       help="no audience broker: the page follows /events (a few dozen pages "
+                            "at most)")
     conf = sub.add_parser("mosquitto-conf", help="write a Mosquitto 2 configuration for the hall",
                           description="write DIR/mosquitto/mosquitto.conf and its ACL (the "
                                       "password file is DIR/credentials/mosquitto.passwd)")
     conf.add_argument("dir", metavar="DIR", help="the hall's folder")
     _where(conf, "the address Mosquitto listens on (default 127.0.0.1)", "its port")
+    leaf = sub.add_parser("leaf-conf", help="write a leaf node's NATS configuration (viewers "
+                                            "on another machine)",
+                          description="write the configuration of a nats-server that serves "
+                                      "the hall's viewers on another machine, linked to the "
+                                      "hall's (`serve --leaf-port`)")
+    leaf.add_argument("dir", metavar="DIR", help="the hall's folder")
+    leaf.add_argument("--hub", required=True, metavar="HOST:PORT",
+                      help="the hall's address and --leaf-port, as the leaf's machine reaches it")
+    leaf.add_argument("--host", default="0.0.0.0",
+                      help="the address the leaf serves viewers on (default 0.0.0.0)")
+    leaf.add_argument("--audience-port", type=int_in(1, 65535), default=AUDIENCE_PORT,
+                      help="its viewers' WebSocket port (default %d)" % AUDIENCE_PORT)
+    leaf.add_argument("--name", default="matchbox-leaf",
+                      help="the leaf's name (its server name and JetStream domain: one a leaf; "
+                           "default matchbox-leaf)")
+    leaf.add_argument("--store-dir", metavar="DIR", default=None,
+                      help="the leaf's JetStream folder on its machine (default %s)"
+                           % "/var/lib/nats/matchbox-leaf")
+    leaf.add_argument("-o", "--output", metavar="FILE",
+                      help="where to write it (default DIR/audience/leaf.conf, mode 0600)")
 
 
 def run(args):
-    return {"enrol": enrol, "serve": serve, "mosquitto-conf": mosquitto_conf}[args.hall_command](args)
+    return {"enrol": enrol, "serve": serve, "mosquitto-conf": mosquitto_conf,
+            "leaf-conf": leaf_conf}[args.hall_command](args)
 
 
 def _url_host(host):
@@ -237,6 +270,87 @@ def mosquitto_conf(args):
     return 0
 
 
+def leaf_conf(args):
+    from host_tools.hall import accounts, nats
+    hub = args.hub.rpartition(":")
+    if not hub[0] or not hub[2].isdigit() or not 1 <= int(hub[2]) <= 65535 \
+            or any(c in args.hub for c in " \t\r\n\"'/@#?"):
+        raise MatchboxError("--hub", "%r is not HOST:PORT (the hall's address and its "
+                            "--leaf-port)" % args.hub)
+    if not accounts.NAME.match(args.name) or args.name == "hall":
+        raise MatchboxError("--name", "%r is not a leaf's name (%s, not hall)" % (
+            args.name, accounts.NAME_RULE))
+    check_folder(args.dir, "folder for the hall")
+    path = args.output or os.path.join(nats.folder(args.dir), "leaf.conf")
+    try:
+        nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port,
+                                        args.name, args.store_dir))
+    except OSError as exc:
+        raise MatchboxError(path, "cannot write it: %s" % (exc.strerror or exc)) from None
+    print("wrote %s (copy it to the leaf's machine and run: nats-server -c leaf.conf)" % path)
+    return 0
+
+
+def _audience(args, the_site, log, tls=False):
+    """Start the audience broker (nats-server) and the hall's publisher to it; (server,
+    publisher), or (None, None) with a line saying why the page follows /events instead.
+    With `tls` its WebSocket (wss://) and leaf listener show the page's certificate."""
+    from host_tools import wasm_cache
+    from host_tools.hall import accounts, audience, certs, nats, site
+    if args.no_audience:
+        return None, None
+    if nats.find() is None:
+        log("no audience broker: %s; the page follows /events (%d pages at most)" % (
+            nats.NO_SERVER.split(", or")[0], site.MAX_STREAMS))
+        return None, None
+    try:
+        mqtt_js = wasm_cache.HALL_MQTT.paths(say=lambda *a, **k: log(a[0]))["mqtt.min.js"]
+    except MatchboxError as exc:
+        log("no audience: %s; the page follows /events (%d pages at most)" % (
+            exc, site.MAX_STREAMS))
+        return None, None
+    shown = certs.pem(args.dir, certs.WEB) if tls else None
+    port = -1 if args.audience_port == 0 else args.audience_port
+    leaf = None if args.leaf_port is None else (-1 if args.leaf_port == 0 else args.leaf_port)
+    conf = nats.write(os.path.join(nats.folder(args.dir), "nats.conf"),
+                      nats.hub_conf(args.dir, args.host, port, leaf, tls=shown))
+    server = nats.Server(conf, os.path.join(nats.folder(args.dir), "nats.log"))
+    try:
+        server.start()
+    except OSError as exc:
+        raise MatchboxError("--audience-port", "the audience broker (nats-server) cannot start "
+                            "on %s:%d: %s" % (args.host, args.audience_port, exc)) from None
+    # the ports it took, into its configuration: started again, it takes the same ones
+    nats.write(conf, nats.hub_conf(args.dir, args.host, server.ports["websocket"],
+                                   server.ports.get("leafnode") if leaf is not None else None,
+                                   server.ports["mqtt"], tls=shown))
+    server.stopping = threading.Event()   # set by serve before it stops the server
+    threading.Thread(target=_keep_running, args=(server, log, server.stopping), daemon=True,
+                     name="hall-audience-watch").start()
+    publisher = audience.Publisher(the_site, "127.0.0.1", server.ports["mqtt"],
+                                   accounts.service_password(args.dir), log)
+    publisher.start()
+    the_site.mqtt_js = mqtt_js
+    the_site.audience = audience.page_settings(server.ports["websocket"],
+                                               nats.secret(args.dir, nats.SPECTATOR))
+    return server, publisher
+
+
+def _keep_running(server, log, stopping, every_s=1.0):
+    """Start the audience broker again when it ends by itself (killed, crashed): its viewers
+    connect again and the hall's publisher gives it the snapshot again."""
+    while not stopping.wait(every_s):
+        status = server.ended() if server.proc is not None else "none"
+        if status is None:
+            continue
+        log("the audience broker (nats-server) ended (status %s): starting it again" % status)
+        try:
+            server.start()
+        except OSError as exc:
+            log("the audience broker cannot start again: %s; trying again in 5 s" % exc)
+            stopping.wait(5)
+
+
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
     from host_tools.hall import accounts, certs, standings
@@ -285,8 +399,10 @@ def serve(args):
                          tls=certs.client_context(args.dir) if broker_tls else None)
     httpd = None
     the_site = site.Site(tables, points)
+    viewers = publisher = None
+    keep.start()
     try:
-        keep.start()
+        viewers, publisher = _audience(args, the_site, keeper.log, tls)
         if not keep.wait_connected(15):
             raise MatchboxError("the broker at %s:%d" % (host, port),
                                 "did not take the hall's account within 15 s (is it running, "
@@ -301,10 +417,14 @@ def serve(args):
         shown = args.host
         if args.host in certs.WILDCARD:   # the address the room reaches, when one was found
             shown = certs.address(named) or args.host
-        print("the hall is at %s://%s:%d/ (broker %s://%s:%d; %d tables; Ctrl-C stops it)"
+        print("the hall is at %s://%s:%d/ (broker %s://%s:%d; %s; %d tables; Ctrl-C stops it)"
               % ("https" if tls else "http", _url_host(shown), httpd.server_address[1],
                  "mqtts" if broker_tls else "mqtt", _url_host(host if args.broker else shown),
-                 port, len(tables.tables)), flush=True)
+                 port, "viewers %s://%s:%d/mqtt%s" % (
+                     "wss" if tls else "ws", _url_host(shown), viewers.ports["websocket"],
+                     ", leaf nodes on %d" % viewers.ports["leafnode"]
+                     if "leafnode" in viewers.ports else "")
+                 if viewers else "no audience broker", len(tables.tables)), flush=True)
         if tls:
             print("TLS: the hall's certificates name %s; its CA, which boxes carry and "
                   "browsers import: %s (SHA-256 %s)" % (", ".join(named),
@@ -319,6 +439,11 @@ def serve(args):
             threading.Thread(target=httpd.shutdown, daemon=True).start()
             httpd.server_close()
         keep.stop()
+        if publisher is not None:
+            publisher.stop()
+        if viewers is not None:
+            viewers.stopping.set()
+            viewers.stop()
         if broker is not None:
             broker.stop()
         sys.stdout.flush()

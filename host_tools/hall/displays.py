@@ -56,3 +56,24 @@ def picture(game):
     """The SVG text of the four displays for a game, without labels: the page names the
     displays under the picture in the reader's language, at the page's size of text."""
     return display_svg.picture(panels_of(game))
+
+
+def compact(game):
+    """The four displays of a game as the views carry them: [m0, m1, m2, m3, colon, lit] a
+    display (the web page's frames say them so too)."""
+    return [list(masks) + [int(colon), int(lit)] for masks, colon, lit in panels_of(game)]
+
+
+def template():
+    """The page's picture of the four displays, every segment dark, each part with an id
+    (display_svg's: d0-0a is segment a of the first digit of the first display): the page
+    lights a copy of it a table, and names the displays under it in the reader's language."""
+    dark = [((0, 0, 0, 0), False, True)] * DISPLAYS
+    svg = display_svg.picture(dark, ident=["d%d" % i for i in range(DISPLAYS)])
+    return svg.replace("<svg ", '<svg class="displays" role="img" ', 1)
+
+
+def segment_style():
+    """The CSS that lights a segment of the template: display_svg's colours and its glow."""
+    return "\n".join(["svg .on { fill: %s; filter: url(#d0-glow); }" % display_svg.LIT,
+                      "svg .dark polygon, svg .dark circle { fill: %s; }" % display_svg.OFF])

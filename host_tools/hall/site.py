@@ -15,15 +15,29 @@
     /standings.json   places and points across the finished games (host_tools.hall.standings)
     /ipaexg.ttf       IPAexGothic (host_tools.resources.japanese_font()), which the page's
                       Japanese words fall back to where the system has no Japanese font
+    /audience.json    where the page follows the tables (host_tools.hall.audience): the
+                      audience broker's WebSocket port and path, the spectator account, the
+                      topics; `null` when the hall has no audience broker (the page then
+                      reads /events)
+    /mqtt.min.js      the MQTT client the page follows them with (npm's mqtt, its browser
+                      build, got by name: host_tools.wasm_cache.HALL_MQTT); 404 without it
+
+Each table's view (in /tables.json, /events and the audience's messages) carries its four
+displays as the box shows them: `displays`, [m0, m1, m2, m3, colon, lit] a display (the digit
+masks, bit 0 segment a ... bit 7 the point; host_tools.hall.displays), which the page draws
+into the pictures of host_tools.virtual.display_svg, as the web page does.
 
 The server is host_tools.web_server's (`matchbox web`'s): a request whole within REQUEST_S
 seconds and MAX_HEAD bytes, at most MAX_CONNECTIONS open (MAX_PER_CLIENT from one address), a
-path that is not one 400; at most MAX_STREAMS pages follow the stream at once (more get 503).
-Other methods get 501 from the standard library's handler.
+path that is not one 400; at most MAX_STREAMS pages follow the stream at once (more get 503),
+and a stream whose page went away gives its place back within CLOSED_S. Other methods get 501
+from the standard library's handler.
 """
 import importlib.resources
 import json
 import os
+import select
+import socket
 import threading
 import time
 
@@ -33,6 +47,8 @@ from host_tools.hall.accounts import NAME
 
 MAX_STREAMS = 32
 HEARTBEAT_S = 15
+CLOSED_S = 0.5      # how soon a stream notices its page went away
+CACHE = "public, max-age=86400"   # the MQTT client (pinned): a browser fetches it once a day
 EVENT_GAP_S = 0.1   # at most 10 events a second a page, each with every table changed since
 FONT = resources.JAPANESE_FONT_NAME   # the Japanese font's path (page.html's @font-face)
 
@@ -40,9 +56,11 @@ FONT = resources.JAPANESE_FONT_NAME   # the Japanese font's path (page.html's @f
 class Site:
     """What the handler reads: the tables (records.Tables) and the points setting."""
 
-    def __init__(self, tables, points=None):
+    def __init__(self, tables, points=None, audience=None, mqtt_js=None):
         self.tables = tables
         self.points = points
+        self.audience = audience   # what /audience.json says (audience.page_settings), or None
+        self.mqtt_js = mqtt_js     # the path of mqtt.min.js, or None
         self.reader = standings.Reader()
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
         self.stopping = threading.Event()
@@ -55,7 +73,10 @@ class Site:
         (under _read_lock)."""
         hit = self._views.get(table.box)
         if hit is None or hit[0] != version:
+            from host_tools.hall import displays
             view = standings.table_view(self.reader, table)
+            game = self.reader.game(table.path())[0] if view["state"] is not None else None
+            view["displays"] = displays.compact(game)
             hit = self._views[table.box] = (version, view, json.dumps(view))
         return hit
 
@@ -125,9 +146,12 @@ class Site:
 
 def page():
     """The live page, with its words in every language (host_tools.words: ?lang= or the
-    browser's language picks one)."""
+    browser's language picks one) and the picture of the four displays its cards light."""
+    from host_tools.hall import displays
     html = importlib.resources.files("host_tools.hall").joinpath("page.html").read_text("utf-8")
-    return html.replace("{{words}}", words.page_script("hall_")).encode()
+    return html.replace("{{words}}", words.page_script("hall_")).replace(
+        "{{displays}}", displays.template()).replace(
+        "{{segments}}", displays.segment_style()).encode()
 
 
 class Handler(web_server.Handler):
@@ -146,6 +170,11 @@ class Handler(web_server.Handler):
             return self._events()
         if path == "/" + FONT:
             return self._font()
+        if path == "/audience.json":
+            return self._json(self.site.audience)
+        if path == "/mqtt.min.js" and self.site.mqtt_js:
+            with open(self.site.mqtt_js, "rb") as f:
+                return self._send(f.read(), "text/javascript; charset=utf-8", CACHE)
         if path.startswith("/tables/") and path[-4:] in (".txt", ".svg"):
             box = path[len("/tables/"):-4]
             if NAME.match(box) and path.endswith(".txt"):
@@ -161,9 +190,11 @@ class Handler(web_server.Handler):
     def do_HEAD(self):
         self.send_error(405, "Method not allowed")
 
-    def _send(self, data, kind):
+    def _send(self, data, kind, cache=None):
         self.send_response(200)
         self.send_header("Content-Type", kind)
+        if cache:
+            self.send_header("Cache-Control", cache)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -210,13 +241,32 @@ class Handler(web_server.Handler):
                 self.wfile.flush()
                 # at most one event every EVENT_GAP_S: the lines stored meanwhile go together
                 site.stopping.wait(max(0.0, began + EVENT_GAP_S - time.monotonic()))
-                with site.tables.lock:
-                    if site.tables.version() == sum(seen.values()):
-                        site.tables.lock.wait(HEARTBEAT_S)
+                quiet = time.monotonic() + HEARTBEAT_S
+                while not site.stopping.is_set() and not self._gone():
+                    with site.tables.lock:
+                        if site.tables.version() != sum(seen.values()):
+                            break
+                        site.tables.lock.wait(min(CLOSED_S, max(0.0, quiet - time.monotonic())))
+                    if time.monotonic() >= quiet:
+                        break
+                else:
+                    return
         except OSError:   # the page went away, or stopped reading
             pass
         finally:
             site.streams.release()
+
+    def _gone(self):
+        """Whether the page closed its side of the stream (it sends nothing after its request:
+        a readable socket is its end, or bytes it should not send)."""
+        poll = select.poll()
+        poll.register(self.connection, select.POLLIN)
+        try:
+            if not poll.poll(0):
+                return False
+            return not self.connection.recv(1, socket.MSG_PEEK)
+        except OSError:
+            return True
 
 
 def server(site, host="127.0.0.1", port=0, tls=None):
