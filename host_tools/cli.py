@@ -200,6 +200,8 @@ def main(argv=None):
         return status
     finally:
         sys.unraisablehook = hook
+        errors.interrupted(forget=True)   # the note was this command's (main run again in a
+        #                                   process, as the tests do, starts without it)
         for signum, handler in before.items():
             if handler is not None:
                 # the program's own first handler would say a second line: after main, a

@@ -638,6 +638,13 @@ def test_ctrl_c_a_library_swallows_still_ends_the_command_interrupted(home, monk
     status, err = run_in_process(("card", "-o", "card.pdf"), folder, env, monkeypatch, capsys)
     assert status == INTERRUPTED and err == "matchbox card: interrupted\n"
     assert snapshot(folder) == before
+    # the note was that command's: what this process writes next is written (it once made
+    # every later write_whole of the process raise KeyboardInterrupt)
+    from host_tools import errors, files
+    assert not errors.interrupted()
+    files.write_whole(os.path.join(folder, "after.txt"), b"written")
+    with open(os.path.join(folder, "after.txt"), "rb") as f:
+        assert f.read() == b"written"
 
 
 def test_ctrl_c_inside_an_import_that_turns_it_into_an_import_error(home, monkeypatch, capsys):
