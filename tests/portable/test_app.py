@@ -54,6 +54,34 @@ def test_setup_menu_values_are_typed_on_the_keypad():
     assert game.turn == 2
 
 
+def test_the_first_digit_typed_on_an_item_replaces_its_value():
+    """As on a calculator: on seat 1's 15 cards, 9 makes 9 (not 59), the next digit follows it
+    (9 then 2 makes 92, a third shifts in: 21), and coming back to an item, or UNDO's default
+    on it, starts replacing again."""
+    app, bus, clock, journal = make_box()
+    press(app, "3", "PLAY", "PLAY", "PLAY", "PLAY")      # 3 players, on to the sticks
+    assert screen(app, bus).startswith("5t40")
+    press(app, "7")
+    assert screen(app, bus).startswith("5t 7")
+    press(app, "PLAY")
+    assert screen(app, bus).startswith("1=15")
+    press(app, "9")
+    assert screen(app, bus).startswith("1= 9")
+    press(app, "2")
+    assert screen(app, bus).startswith("1=92")
+    press(app, "1")
+    assert screen(app, bus).startswith("1=21")
+    press(app, "DEL", "3")                                # back to the sticks: replaced again
+    assert screen(app, bus).startswith("5t 3")
+    press(app, "PLAY", "9")                               # and on to seat 1 again
+    assert screen(app, bus).startswith("1= 9")
+    press(app, "UNDO", "8")                               # its default, then replaced
+    assert screen(app, bus).startswith("1= 8")
+    press(app, "PLAY", "PLAY", "PLAY")
+    assert app.view.mode == A.PLAY
+    assert app.game.total_sticks == 3 and list(app.game.hands) == [8, 15, 15]
+
+
 def test_setup_refuses_impossible_values():
     app, bus, clock, journal = make_box()
     press(app, "9")
