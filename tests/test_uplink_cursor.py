@@ -57,6 +57,8 @@ def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
                 for i in range(rng.randrange(0, 4))]
     current = _lines(rng, rng.randrange(0, 120), "cur") if rng.random() < 0.8 else None
     _write_games(root, archived, current, b"3: pla" if rng.random() < 0.3 else b"")
+    if rng.random() < 0.5:   # the journal's id, which goes into every game's id
+        open(os.path.join(root, "games", "id-%08x" % rng.getrandbits(32)), "wb").close()
     expected = []
     games = Flash(root).list()
     for i, (gid, lines, _) in enumerate(games):
@@ -73,6 +75,14 @@ def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
 def test_ids_are_the_hall_protocols():
     header = b"".join(b"h%d\n" % i for i in range(6))
     assert game_id(7, header) == protocol.game_id(7, header)
+    assert game_id(7, header, b"id-0a1b2c3d") == protocol.game_id(7, header, b"id-0a1b2c3d") \
+        != game_id(7, header)
+
+
+def test_acknowledgements_of_games_the_box_does_not_hold_under_micropython():
+    from mpy import run_portable
+    passed, failed, output = run_portable(["test_cursor_acks"])
+    assert failed == 0 and passed == 3, output
 
 
 def test_window_rewind_and_new_lines(tmp_path):
