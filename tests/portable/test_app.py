@@ -520,6 +520,39 @@ def test_face_keys_of_a_seat_that_must_return_are_refused():
     assert app.game.last_action()[0] == 2   # RETURN
 
 
+def test_the_displays_light_once_the_journal_is_read():
+    """Power-up makes the displays dark (box.runtime.display); boot() lights them once the
+    journal is read, so that keys are read from the moment they light: on a Pico the reading
+    takes up to half a second, and keys pressed while the displays were lit and the journal
+    was still being read went unseen. A display absent then is set up when it answers."""
+    from app_helpers import Bus, Clock, Journal, Keys
+    from box import runtime
+    from box.app import App
+    from box.buzzer import Buzzer
+    bus = Bus([0x70, 0x71, 0x72, 0x73])
+    bus.unplugged.add(0x73)
+    journal = Journal(TWO + "play 3\n")
+    written = []
+
+    def resume():
+        written.append(bus.bytes)   # what the displays had been sent when the journal was read
+        return Journal.resume(journal)
+    journal.resume = resume
+    clock = Clock()
+    app = App([runtime.display("ht16k33", bus, 0x70 + i) for i in range(4)], Keys(),
+              Buzzer(None), journal, clock)
+    assert bus.bytes == 0 and not any(d.online for d in app.displays)
+    app.boot()
+    assert written == [0] and [d.online for d in app.displays] == [True, True, True, False]
+    app.step()
+    assert screen(app, bus).startswith("1-3 |P2 F|")
+    bus.unplugged.discard(0x73)
+    clock.now += 2000
+    app.step()
+    app.step()
+    assert app.displays[3].online
+
+
 def test_a_display_absent_at_power_up_is_lit_when_it_appears():
     from app_helpers import Bus, Clock, Journal, Keys
     from box.app import App
