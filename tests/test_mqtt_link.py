@@ -15,22 +15,7 @@ from hypothesis import given, settings, strategies as st
 from box import mqtt_link
 from box.journal import Store
 from box.uplink import Cursor
-
-HEADER = [b"players 3", b"dealer 1", b"expansion none", b"revolution 5", b"sticks 40",
-          b"hands 4 3 4"]
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000
-
-    def __call__(self):
-        return self.now
-
-
-class Joined:
-    def up(self, now):
-        return True
+from link_helpers import HEADER, Clock, Joined
 
 
 def flash(tmp_path, lines=10):

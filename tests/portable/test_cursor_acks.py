@@ -8,6 +8,7 @@ from binascii import crc32
 
 from box.uplink import Cursor
 from files import STORE, Folder, write
+from link_helpers import drain
 
 
 def _lines(tag, n):
@@ -28,25 +29,11 @@ def _flash(path, archived, current, journal_id=None):
     return root
 
 
-def _drain(cursor, now=0):
-    """Every line the cursor gives, the hall acknowledging each at once."""
-    sent = []
-    for _ in range(10000):
-        item = cursor.next(now)
-        if item is None:
-            if cursor.busy:   # it stopped after one file read: call again
-                continue
-            return sent
-        sent.append(item)
-        cursor.ack(cursor.boot, item[0], item[1], now)
-    raise AssertionError("the cursor gives lines without end")
-
-
 def _sent_from(root, game, seq):
     cursor = Cursor(STORE, root)
     cursor.connected()
     cursor.ack("h1", game, seq, 0)
-    sent = _drain(cursor)
+    sent = drain(cursor)
     assert cursor.delivered(), (game, seq)
     return [(s[0][:3], s[1], s[2]) for s in sent]
 
@@ -76,7 +63,7 @@ def test_older_games_are_sent_first_when_the_hall_acknowledges_a_game_not_the_bo
         mine.connected()
         mine.ack("h1", None, 0, 0)
         ids = []
-        for item in _drain(mine):
+        for item in drain(mine):
             if item[0] not in ids:
                 ids.append(item[0])
         for game, seq in (("002-00000000", 5), ("009-00000000", 2), ("003-00000000", 7)):
@@ -95,7 +82,7 @@ def test_a_journal_id_goes_into_its_games_ids():
             cursor = Cursor(STORE, _flash(d.path, [(1, header)], header, journal_id))
             cursor.connected()
             cursor.ack("h1", None, 0, 0)
-            ids.append(sorted(set(item[0] for item in _drain(cursor))))
+            ids.append(sorted(set(item[0] for item in drain(cursor))))
     text = b"".join(l + b"\n" for l in header)
     assert ids[0] == ["%03d-%08x" % (n, crc32(text) & 0xFFFFFFFF) for n in (1, 2)]
     seed = crc32(b"id-0000abcd")

@@ -10,27 +10,13 @@ import json
 from box import mqtt_link
 from box.uplink import Cursor
 from files import STORE, Folder, write
+from link_helpers import HEADER, Clock, Joined
 
 EAGAIN = 11
 ROOM = 4096        # bytes the box's socket takes before it is full: the broker reads none
 ONE_PACKET = 1100  # the longest packet the box sends (a journal line's PUBLISH) is shorter
 TCP = 1            # the link's state while its TCP connect is under way (its `_TCP`, a const
                    # that MicroPython keeps out of the module)
-HEADER = [b"players 3", b"dealer 1", b"expansion none", b"revolution 5", b"sticks 40",
-          b"hands 4 3 4"]
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000
-
-    def __call__(self):
-        return self.now
-
-
-class Joined:
-    def up(self, now):
-        return True
 
 
 def publish(topic, payload, pid):
