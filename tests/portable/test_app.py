@@ -314,7 +314,8 @@ def test_the_menu_and_the_reference_are_loaded_only_while_they_are_used():
     box.newgame once they have read the record and started the game; the menu opens again
     with the last setup the journal keeps, the reference as before."""
     import box
-    box.forget("box.setup")   # loaded by the tests before
+    for name in ("box.setup", "box.resume", "box.newgame"):
+        box.forget(name)   # loaded by the tests before (the journal's, in the same process)
     app, bus, clock, journal = started()
     assert "box.setup" not in sys.modules and app.setup is None   # resumed: no menu loaded
     assert "box.resume" not in sys.modules   # the journal's power-up reading, let go
