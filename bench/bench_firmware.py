@@ -1,4 +1,4 @@
-"""Firmware figures: I2C bytes and heap per key press, boot to the first lit frame, .mpy size,
+"""Firmware figures: I2C bytes and heap per key press, boot to the first key scan, .mpy size,
 and the resident heap with the box's modules loaded as .mpy files.
 
 Runs bench/mpy_firmware_bench.py under the MicroPython unix port (a seeded 4-player game
@@ -177,7 +177,8 @@ def main(argv=None):
         f["heap_face_mean"], f["heap_face_max"]))
     print("  heap per PLAY/PASS (engine + journal append): mean %s B, max %s B" % (
         f["heap_action_mean"], f["heap_action_max"]))
-    print("  boot to first lit frame (imports, journal resume, first show): %.1f ms" % (
+    print("  boot to the first key scan and frame (imports, journal resume, displays lit, "
+          "first pass of the loop): %.1f ms" % (
         int(f["first_frame_us"]) / 1000.0))
     sizes = mpy_sizes()
     lib = sum(n for rel, n in sizes.items() if rel.endswith(".mpy"))

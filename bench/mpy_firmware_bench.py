@@ -2,8 +2,9 @@
 
 Plays a seeded 4-player game by key presses on a 4-display box and prints one line of
 `key=value` figures: I2C bytes per key press (ours, and Adafruit's Seg7x4 rewriting the
-displays that changed), heap per key press, and the time to the first lit frame. Bytes on the
-bus count each write's address byte; the payload alone (register and data) is given too.
+displays that changed), heap per key press, and the time to the first key scan and frame.
+Bytes on the bus count each write's address byte; the payload alone (register and data) is
+given too.
 """
 import gc
 import sys
@@ -84,9 +85,11 @@ def main():
     bus = counting(Bus(addresses))
     clock = Clock()
     journal = Journal(sys.argv[1] if len(sys.argv) > 1 else "games")
-    app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None), journal, clock)
+    # dark until the app's boot has read the journal, as power-up makes them (box.runtime)
+    app = App([HT16K33(bus, a, 15, False) for a in addresses], Keys(), Buzzer(None), journal,
+              clock)
     app.boot()
-    app.step()
+    app.step()   # the first key scan, then the first frame
     first_frame_us = ticks_diff(ticks_us(), t0)
     press_keys(app, clock, ["PLAY"] * 9)   # the setup menu's defaults: four players
     rnd = Lcg(7)

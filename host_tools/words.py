@@ -63,7 +63,7 @@ _EN = {
         "MENU held": "setup menu for a new game (the old game is kept)",
     },
     "key_setup": {
-        "face": "set the item (two digits shift in: 4 0 = 40)",
+        "face": "set the item (the first digit replaces it: 4 0 = 40)",
         "AS": "",
         "PLAY": "next item; after the last hand, start the game",
         "PASS": "",
@@ -302,7 +302,7 @@ _DE = {
         "MENU held": "Einstellungsmenü für ein neues Spiel (das alte bleibt erhalten)",
     },
     "key_setup": {
-        "face": "den Punkt einstellen (zwei Ziffern rücken nach: 4 0 = 40)",
+        "face": "den Punkt einstellen (die erste Ziffer ersetzt den Wert: 4 0 = 40)",
         "AS": "",
         "PLAY": "nächster Punkt; nach der letzten Hand: das Spiel beginnt",
         "PASS": "",
@@ -567,7 +567,7 @@ _JA = {
         "MENU held": "新しいゲームの設定メニュー（前のゲームは保存）",
     },
     "key_setup": {
-        "face": "項目の値を入れる（2桁は続けて：4 0 = 40）",
+        "face": "項目の値を入れる（最初の数字で置き換え：4 0 = 40）",
         "AS": "",
         "PLAY": "次の項目。最後の手札の後でゲーム開始",
         "PASS": "",

@@ -47,6 +47,33 @@ def test_a_torn_line_is_cut_when_the_hall_starts(tmp_path):
     assert again.store("t1", G1, 3, lines[2]) == records.STORED
 
 
+def test_a_wiped_boxs_new_games_are_stored_beside_the_old_ones(tmp_path):
+    """The hall holds games 001 to 003 of a box; its flash wiped, the box sends its new game
+    001 (its new journal's id in the game id) from the first line, then its game 002: stored
+    from their first line whatever the hall holds of the old numbering, acknowledged, and the
+    old records kept as they are, also once the hall starts again."""
+    tables = records.Tables(str(tmp_path))
+    lines = header_lines()
+    old = ["%03d-0000000%d" % (n, n) for n in (1, 2, 3)]
+    for n, game in enumerate(old):
+        for seq, line in enumerate(lines, 1):
+            tables.store("t1", game, seq, line, (old[n - 1], 6) if n and seq == 1 else None)
+    folder = os.path.join(str(tmp_path), "tables", "t1")
+    before = {name: open(os.path.join(folder, name), "rb").read() for name in os.listdir(folder)}
+    assert tables.table("t1").ack() == (old[2], 6)
+    new = [protocol.game_id(n, "".join(l + "\n" for l in lines).encode(), b"id-1a2b3c4d")
+           for n in (1, 2)]
+    for n, game in enumerate(new):
+        for seq, line in enumerate(lines, 1):
+            prev = (new[0], 6) if n and seq == 1 else None
+            assert tables.store("t1", game, seq, line, prev) == records.STORED
+            assert tables.table("t1").ack() == (game, seq)
+    assert records.Tables(str(tmp_path)).table("t1").ack() == (new[1], 6)
+    after = {name: open(os.path.join(folder, name), "rb").read() for name in os.listdir(folder)}
+    assert {name: after[name] for name in before} == before
+    assert sorted(after) == sorted(list(before) + [g + ".txt" for g in new])
+
+
 @pytest.mark.parametrize("url, why", [
     ("mqtt://127.0.0.1:1883", "no box name"), ("http://a:b@h", "mqtt://"),
     ("mqtt://a:b@h:99999", "not an mqtt:// URL"), ("mqtt://a:b@h/x", "no path")])

@@ -7,6 +7,7 @@ answers or drops every connection holds neither the box's keys nor its journal."
 import io
 import json
 import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -82,6 +83,31 @@ def test_a_box_powered_on_again_sends_what_the_hall_lacks(hall, tmp_path):
     assert out.returncode == 0, out.stderr
     assert [(g, data) for g, data in box_games(flash)] == \
         [(g, hall.files()[os.path.join("t1", g + ".txt")]) for g, _ in box_games(flash)]
+
+
+def test_a_wiped_box_sends_its_new_games_and_the_hall_keeps_the_old_ones(hall, tmp_path):
+    """Two games with `sim --uplink`, the flash folder wiped (as `matchbox uf2` wipes a Pico)
+    and the same two games played again, one power-up each: the hall acknowledged the old game
+    002, which the box's new numbering had not reached (it sent nothing: "not all delivered";
+    then its game 002 under the old id, the hall's copy set aside, and never its game 001). The new games reach the hall under ids of their own (the new
+    journal's id is in them), and the old records stay as they were."""
+    hall.start()
+    flash = str(tmp_path / "flash")
+    one, _ = game_ops(21, SETUP, 60)
+    two, _ = game_ops(22, SETUP, 60, first=["MENU:long"])
+    keys = [k for op in one + two for k in op]
+    out = sim(flash, hall.url, keys)
+    assert out.returncode == 0, out.stderr
+    old = hall.files()
+    assert old == {os.path.join("t1", g + ".txt"): data for g, data in box_games(flash)}
+    assert len(old) == 2
+    shutil.rmtree(flash)
+    for ops in one, two:   # game 001 alone first: the hall's last game is 002
+        out = sim(flash, hall.url, [k for op in ops for k in op])
+        assert out.returncode == 0, out.stderr
+    new = {os.path.join("t1", g + ".txt"): data for g, data in box_games(flash)}
+    assert len(new) == 2 and sorted(new.values()) == sorted(old.values())   # the same games
+    assert hall.files() == dict(old, **new)
 
 
 def test_a_wrong_password_is_one_line(hall, tmp_path):

@@ -15,22 +15,7 @@ from hypothesis import given, settings, strategies as st
 from box import mqtt_link
 from box.journal import Store
 from box.uplink import Cursor
-
-HEADER = [b"players 3", b"dealer 1", b"expansion none", b"revolution 5", b"sticks 40",
-          b"hands 4 3 4"]
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000
-
-    def __call__(self):
-        return self.now
-
-
-class Joined:
-    def up(self, now):
-        return True
+from link_helpers import HEADER, Clock, Joined
 
 
 def flash(tmp_path, lines=10):
@@ -287,10 +272,61 @@ def test_whatever_the_broker_sends_is_read_or_refused_in_words(tmp_path_factory,
     assert link.sock is None or not wire.data or len(link.inb) <= mqtt_link._MAX_PACKET
 
 
-def test_the_packets_under_micropython():
+def test_the_packets_and_a_flooding_broker_under_micropython():
     from mpy import run_portable
-    passed, failed, output = run_portable(["test_mqtt_packets"])
+    passed, failed, output = run_portable(["test_mqtt_packets", "test_mqtt_flood"])
     assert failed == 0 and passed > 0, output
+
+
+def test_a_broker_that_floods_and_reads_nothing_holds_one_packet_and_loses_no_line(tmp_path,
+                                                                                   broker):
+    """Over real sockets (tests/portable/test_mqtt_flood.py has it on stand-ins under both
+    interpreters): once the box is subscribed, the broker sends QoS 1 messages as fast as the
+    box reads them and reads nothing. What waits in the link stays one packet (a PUBACK was
+    kept for each message: 18.7 KB with a 4 KB socket buffer, then MemoryError), the link drops
+    the connection saying why, and its next connection, to a broker that reads, delivers every
+    line."""
+    root, body = flash(tmp_path, lines=30)
+    clock = Clock()
+    told = []
+    link = make_link(root, broker.port, clock, told)
+    broker.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)   # the connection's
+    connected(link, clock, broker)
+    broker.conn.setblocking(False)
+    flood = publish(b"x", b"", retain=False) * 512
+    left = b""
+    held = steps_taken = 0
+    while not link.dropped and steps_taken < 20000:   # the clock stands: no stall, no ping
+        left = left or flood   # whole packets: a send may take part of them
+        try:
+            left = left[broker.conn.send(left):]
+        except BlockingIOError:
+            pass
+        link.step()
+        held = max(held, len(link.out))
+        steps_taken += 1
+    assert told[-1] == "x the broker does not read what the box sends", told[-3:]
+    assert link.bad > 1000 and held <= 1100, (link.bad, held)   # one packet at most
+    broker.conn.close()
+    broker.got = b""
+    clock.now += 2000                                                # past the back-off
+    connected(link, clock, broker)
+    broker.send(publish(b"matchbox/t1/ack", b'{"hall": "b1", "game": null, "seq": 0}'))
+    steps(link, clock, 4)
+    assert broker.read_packet() == (0x40, b"\x00\x01")
+    sent = []
+    while len(sent) < len(body):
+        op, packet = broker.read_packet()
+        if op == 0x32:
+            n = struct.unpack("!H", packet[:2])[0]
+            sent.append(json.loads(packet[4 + n:]))
+        steps(link, clock, 2)
+    assert [(m["seq"], m["line"]) for m in sent] == [(i, l.decode()) for i, l in
+                                                     enumerate(body, 1)]
+    broker.send(publish(b"matchbox/t1/ack", json.dumps(
+        {"hall": "b1", "game": sent[0]["game"], "seq": len(body)}).encode(), pid=2))
+    steps(link, clock, 4)
+    assert link.cursor.delivered() and link.dropped == 1
 
 
 def test_a_broker_that_never_answers_costs_every_step_nothing(tmp_path, broker):

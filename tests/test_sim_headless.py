@@ -202,6 +202,18 @@ def test_the_journal_warning_says_what_the_box_does(tmp_path, text, says):
     assert (json.loads(out)["state"] is None) == ("setup menu" in says)
 
 
+def test_keys_right_after_a_resumed_boot_are_all_taken(tmp_path):
+    """Keys from the moment the box powers up on a record (the box taking it as its own at
+    boot), with no wait: both plays recorded. The unix port's clock stands while the journal
+    is read, so it never lost them; on official MicroPython it did (tests/test_emulated_pico.py
+    runs the same keys there)."""
+    record = tmp_path / "g.txt"
+    record.write_bytes(b"players 4\n1: play 3\n")
+    out = run_json("--headless", "--journal", str(record), "--keys", "C AS C PLAY 3 AS E PLAY")
+    assert out["journal"].endswith("\n2: play C as C  #~ddde\n3: play 3 as E  #~2bc1\n")
+    assert out["displays"][:2] == ["1-E ", "P4 F"]
+
+
 def test_a_record_typed_by_hand_resumes_at_every_power_up(tmp_path):
     """The issue's steps: a typed record put on the box with --journal and played on, then the
     box powered on again and again (--flash restarts): both plays every time, nothing put

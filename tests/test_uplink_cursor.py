@@ -10,6 +10,7 @@ from box.journal import Store
 from box.uplink import _LOOK_MS, _REST_MS, _STALL_MS, WINDOW, Cursor, game_id
 from host_tools.hall import protocol
 from host_tools.hall.uplink import Flash
+from link_helpers import drain
 
 
 def _diff(a, b):
@@ -33,20 +34,6 @@ def _lines(rng, n, tag):
             for i in range(n)]
 
 
-def _drain(cursor, now=0, acks=True):
-    """Every line the cursor gives, the hall acknowledging each at once."""
-    sent = []
-    while True:
-        item = cursor.next(now)
-        if item is None:
-            if cursor.busy:   # it stopped after one file read: call again
-                continue
-            return sent
-        sent.append(item)
-        if acks:
-            cursor.ack(cursor.boot, item[0], item[1], now)
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1))
 def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
@@ -57,6 +44,8 @@ def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
                 for i in range(rng.randrange(0, 4))]
     current = _lines(rng, rng.randrange(0, 120), "cur") if rng.random() < 0.8 else None
     _write_games(root, archived, current, b"3: pla" if rng.random() < 0.3 else b"")
+    if rng.random() < 0.5:   # the journal's id, which goes into every game's id
+        open(os.path.join(root, "games", "id-%08x" % rng.getrandbits(32)), "wb").close()
     expected = []
     games = Flash(root).list()
     for i, (gid, lines, _) in enumerate(games):
@@ -66,13 +55,21 @@ def test_cursor_sends_what_the_host_reads(tmp_path_factory, seed):
     cursor = Cursor(Store(), os.path.join(root, "games"))
     cursor.connected()
     cursor.ack("boot", None, 0, 0)
-    assert _drain(cursor) == expected
+    assert drain(cursor) == expected
     assert cursor.delivered() == bool(expected) or not games
 
 
 def test_ids_are_the_hall_protocols():
     header = b"".join(b"h%d\n" % i for i in range(6))
     assert game_id(7, header) == protocol.game_id(7, header)
+    assert game_id(7, header, b"id-0a1b2c3d") == protocol.game_id(7, header, b"id-0a1b2c3d") \
+        != game_id(7, header)
+
+
+def test_acknowledgements_of_games_the_box_does_not_hold_under_micropython():
+    from mpy import run_portable
+    passed, failed, output = run_portable(["test_cursor_acks"])
+    assert failed == 0 and passed == 3, output
 
 
 def test_window_rewind_and_new_lines(tmp_path):
@@ -84,20 +81,20 @@ def test_window_rewind_and_new_lines(tmp_path):
     assert cursor.next(0) is None            # no acknowledgement on this connection yet
     cursor.connected()
     cursor.ack("b1", None, 0, 0)
-    sent = _drain(cursor, acks=False)
+    sent = drain(cursor, acks=False)
     assert [s[1] for s in sent] == list(range(1, WINDOW + 1))   # the window, no more
     cursor.ack("b1", sent[9][0], 10, 5)
-    more = _drain(cursor, acks=False)
+    more = drain(cursor, acks=False)
     assert [s[1] for s in more] == list(range(WINDOW + 1, WINDOW + 11))
     cursor.stalled(5 + _STALL_MS + 1, _diff)   # the hall went quiet: from its ack again,
-    again = _drain(cursor, acks=False)        # the line it acknowledged last sent again
+    again = drain(cursor, acks=False)        # the line it acknowledged last sent again
     assert again[0][1] == 10 and len(again) == WINDOW
     cursor.ack("b2", again[0][0], 30, 9000)     # a new start of the hall: from 30 again
     assert cursor.next(9000)[1] == 30
     # the box writes on: the cursor finds the new lines, and the whole journal is delivered
     _write_games(root, [], lines, b"")
     cursor.ack("b2", again[0][0], 31, 9001)
-    rest = _drain(cursor, 9001)
+    rest = drain(cursor, 9001)
     assert [s[1] for s in rest] == list(range(31, 101))   # 31 once more: the hall drops it
     assert cursor.delivered()
 
@@ -110,12 +107,12 @@ def test_a_new_game_moves_the_current_one_to_the_archive(tmp_path):
     cursor = Cursor(Store(), os.path.join(root, "games"))
     cursor.connected()
     cursor.ack("b", None, 0, 0)
-    first = _drain(cursor)
+    first = drain(cursor)
     assert len(first) == 20 and cursor.delivered()
     os.rename(os.path.join(root, "games", "current.txt"),
               os.path.join(root, "games", "archive", "game-001.txt"))
     _write_games(root, [], two, b"")
-    second = _drain(cursor)
+    second = drain(cursor)
     assert [s[1] for s in second] == list(range(1, 11))
     assert second[0][0].startswith("002-") and second[0][3] == [first[0][0], 20]
     assert cursor.delivered()
@@ -133,21 +130,21 @@ def test_a_rewritten_record_is_sent_again_from_line_1(tmp_path):
     cursor = Cursor(Store(), os.path.join(root, "games"))
     cursor.connected()
     cursor.ack("b", None, 0, 0)
-    sent = _drain(cursor)
+    sent = drain(cursor)
     game = sent[0][0]
     assert len(sent) == 40 and cursor.delivered()
     cursor.ack("b", game, 0, 10)             # the hall took the game again
-    assert [s[1] for s in _drain(cursor)] == list(range(1, 41))
+    assert [s[1] for s in drain(cursor)] == list(range(1, 41))
     _write_games(root, [], lines[:30], b"")   # rewritten shorter; the hall has 40 lines
     fresh = Cursor(Store(), os.path.join(root, "games"))   # powered on again
     fresh.connected()
     fresh.ack("b", game, 40, 20)
-    again = _drain(fresh, acks=False)
+    again = drain(fresh, acks=False)
     assert [s[1] for s in again] == list(range(1, 31))
     assert again[0][4] == 40 and not any(s[4] for s in again[1:])   # line 1 says: over 40
     fresh.connected()                         # the hall has the 30 lines: nothing is over
     fresh.ack("b", game, 30, 30)
-    assert [(s[1], s[4]) for s in _drain(fresh, acks=False)] == [(30, 0)]
+    assert [(s[1], s[4]) for s in drain(fresh, acks=False)] == [(30, 0)]
 
 
 class _Journal:
@@ -166,7 +163,7 @@ def test_resting_until_the_journal_writes_or_the_hall_answers(tmp_path):
         cursor.connected()
         cursor.ack("b", None, 0, 0)
         assert not cursor.resting(0, _diff)
-        sent = _drain(cursor, 100)
+        sent = drain(cursor, 100)
         assert len(sent) == 10 and cursor.idle == 100
     assert counted.resting(100 + 10 * _REST_MS, _diff)   # the journal has not written,
     assert not counted.resting(100 + _LOOK_MS, _diff)     # but it is looked at now and then
@@ -190,13 +187,13 @@ def test_the_last_line_of_a_game_archived_at_once_is_sent_without_a_new_write(tm
     cursor = Cursor(Store(), os.path.join(root, "games"), journal)
     cursor.connected()
     cursor.ack("b", None, 0, 0)
-    assert len(_drain(cursor)) == 11 and cursor.resting(0, _diff)
+    assert len(drain(cursor)) == 11 and cursor.resting(0, _diff)
     _write_games(root, [], lines, b"")            # the last action, then the archive
     os.rename(os.path.join(root, "games", "current.txt"),
               os.path.join(root, "games", "archive", "game-001.txt"))
     journal.changes += 2
     assert not cursor.resting(0, _diff)
-    last = _drain(cursor)
+    last = drain(cursor)
     assert [(s[1], s[2]) for s in last] == [(12, lines[11].decode())]
     assert cursor.resting(0, _diff) and cursor.delivered()
 
@@ -214,7 +211,7 @@ def test_a_game_archived_while_the_link_was_down_keeps_its_number(tmp_path):
     cursor = Cursor(Store(), os.path.join(root, "games"), journal)
     cursor.connected()
     cursor.ack("b1", None, 0, 0)
-    assert len(_drain(cursor, acks=False)) == 20
+    assert len(drain(cursor, acks=False)) == 20
     cursor.connected()                       # dropped; the box plays on
     _write_games(root, [], one, b"")
     os.rename(os.path.join(root, "games", "current.txt"),
@@ -224,7 +221,7 @@ def test_a_game_archived_while_the_link_was_down_keeps_its_number(tmp_path):
     for start in (None, 0), ("001-" + "0" * 8, 5):   # the hall has none, or another game 1
         cursor.connected()
         cursor.ack("b2", start[0], start[1], 10)
-        sent = [(s[0], s[1], s[2]) for s in _drain(cursor, 10)]
+        sent = [(s[0], s[1], s[2]) for s in drain(cursor, 10)]
         expected = [(gid, seq, line) for gid, lines, _ in Flash(root).list()
                     for seq, line in enumerate(lines, 1)]
         assert sent == expected and cursor.delivered()
@@ -240,13 +237,13 @@ def test_games_moved_on_while_the_cursor_reads_an_older_one(tmp_path):
     cursor = Cursor(Store(), os.path.join(root, "games"))
     cursor.connected()
     cursor.ack("b", None, 0, 0)
-    first = _drain(cursor, acks=False)
+    first = drain(cursor, acks=False)
     assert [s[1] for s in first] == list(range(1, WINDOW + 1))   # the window, all of game 1
     os.rename(os.path.join(root, "games", "current.txt"),
               os.path.join(root, "games", "archive", "game-002.txt"))
     _write_games(root, [], three, b"")
     cursor.ack("b", first[-1][0], WINDOW, 5)
-    sent = [(s[0], s[1], s[2]) for s in _drain(cursor, 5)]
+    sent = [(s[0], s[1], s[2]) for s in drain(cursor, 5)]
     expected = [(gid, seq, line) for gid, lines, _ in Flash(root).list()
                 for seq, line in enumerate(lines, 1)]
     assert sent == expected[WINDOW:] and cursor.delivered()

@@ -8,8 +8,10 @@
 
 A game's id is its number on the box (the number its record gets in games/archive/, the
 current game's one more than the highest archived) and the CRC-32 of its first six lines (its
-header), so that a box whose flash was wiped, numbering again from 001, does not continue an
-old game. `seq` is the line's number in the record (1 = the first line, as the checksum tags
+header), begun from the CRC of the name of the journal's id file when the box has one
+(games/id-XXXXXXXX, drawn when its game 001 began), so that a box whose flash was wiped,
+numbering again from 001, does not continue an old game, nor take its id (the same setup
+makes the same header). `seq` is the line's number in the record (1 = the first line, as the checksum tags
 count). The first line of a game names the game before it on the box and that game's length
 (`"prev": ["002-...", 40]`): the hall stores a new game only once it has the one before whole.
 A line 1 sent because the box has fewer lines of the game than the hall acknowledged (its
@@ -72,9 +74,10 @@ def box_of(topic, kind):
     return None
 
 
-def game_id(number, header):
-    """The id of game `number` whose record starts with the bytes `header` (six lines)."""
-    return "%03d-%08x" % (number, zlib.crc32(header) & 0xFFFFFFFF)
+def game_id(number, header, journal=b""):
+    """The id of game `number` whose record starts with the bytes `header` (six lines), in the
+    journal whose id file is named `journal` (b"": a journal without one)."""
+    return "%03d-%08x" % (number, zlib.crc32(header, zlib.crc32(journal)) & 0xFFFFFFFF)
 
 
 def game_number(game):

@@ -123,7 +123,8 @@ class Table:
 
     def _set_aside(self, game, unsynced):
         """The box's record of `game` was rewritten (repaired at power-up, its undo lines
-        played out, or a wiped box's new game under the same id): rename the hall's copy to
+        played out; or a wiped box's new game under the same id, when neither journal had an
+        id, docs/journal.md): rename the hall's copy to
         GAME.rewritten-N.txt (kept, never read again as a record) and take the game again
         from nothing: its acknowledgement goes back to line 0, so the box sends its record
         from line 1. Raises Refused after REWRITES copies of one game."""

@@ -41,12 +41,18 @@ class Flash:
 
     def __init__(self, flash):
         self.games = os.path.join(flash, "games")
+        self.journal = b""   # the name of the journal's id file, as last listed
 
     def list(self):
         """[(game id, lines, final)] oldest first: archived games (final) then the current
         one. A current game whose header (six lines) is not complete yet is left out."""
         archive = os.path.join(self.games, "archive")
         numbers = []
+        try:
+            self.journal = max([n.encode() for n in os.listdir(self.games)
+                                if n.startswith("id-")] or [b""])
+        except OSError:
+            self.journal = b""
         try:
             for name in os.listdir(archive):
                 if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
@@ -63,9 +69,9 @@ class Flash:
             out.append((self._id(max(numbers, default=0) + 1, lines), lines, False))
         return out
 
-    @staticmethod
-    def _id(number, lines):
-        return protocol.game_id(number, "".join(l + "\n" for l in lines[:HEADER_LINES]).encode())
+    def _id(self, number, lines):
+        return protocol.game_id(number, "".join(l + "\n" for l in lines[:HEADER_LINES]).encode(),
+                                self.journal)
 
 
 def check_url(url, what="--uplink", ca=None):

@@ -227,6 +227,8 @@ class EmulatedPico(BoardLink):
         self.lit_at = None       # emulated ms of power-up at which every display was first lit
         self.framed_at = None    # ... and at which the first frame after that went out (the
                                  # first RAM write once all are lit: after the journal resumed)
+        self.scanned_at = None   # emulated ms of power-up of the firmware's first keypad scan
+                                 # (a row driven low): from then on it takes keys
         self._line = bytearray()
         self._tmp = tempfile.mkdtemp(prefix="pico-")
         self._loaded = False
@@ -283,6 +285,7 @@ class EmulatedPico(BoardLink):
         self.now = 0
         self.lit_at = None
         self.framed_at = None
+        self.scanned_at = None
         self.cut_at = None
         self.boots += 1
         self._line = bytearray()
@@ -512,8 +515,11 @@ class EmulatedPico(BoardLink):
                 self.now = 0
                 self.lit_at = None
                 self.framed_at = None
+                self.scanned_at = None
                 for chip in self.chips.values():
                     chip.power_on()
+            elif op == "K":
+                self.scanned_at = int(rest) / 1000.0
             elif op == "x":
                 self.cut_at = int(rest)
                 self.cuts += 1

@@ -54,6 +54,34 @@ def test_setup_menu_values_are_typed_on_the_keypad():
     assert game.turn == 2
 
 
+def test_the_first_digit_typed_on_an_item_replaces_its_value():
+    """As on a calculator: on seat 1's 15 cards, 9 makes 9 (not 59), the next digit follows it
+    (9 then 2 makes 92, a third shifts in: 21), and coming back to an item, or UNDO's default
+    on it, starts replacing again."""
+    app, bus, clock, journal = make_box()
+    press(app, "3", "PLAY", "PLAY", "PLAY", "PLAY")      # 3 players, on to the sticks
+    assert screen(app, bus).startswith("5t40")
+    press(app, "7")
+    assert screen(app, bus).startswith("5t 7")
+    press(app, "PLAY")
+    assert screen(app, bus).startswith("1=15")
+    press(app, "9")
+    assert screen(app, bus).startswith("1= 9")
+    press(app, "2")
+    assert screen(app, bus).startswith("1=92")
+    press(app, "1")
+    assert screen(app, bus).startswith("1=21")
+    press(app, "DEL", "3")                                # back to the sticks: replaced again
+    assert screen(app, bus).startswith("5t 3")
+    press(app, "PLAY", "9")                               # and on to seat 1 again
+    assert screen(app, bus).startswith("1= 9")
+    press(app, "UNDO", "8")                               # its default, then replaced
+    assert screen(app, bus).startswith("1= 8")
+    press(app, "PLAY", "PLAY", "PLAY")
+    assert app.view.mode == A.PLAY
+    assert app.game.total_sticks == 3 and list(app.game.hands) == [8, 15, 15]
+
+
 def test_setup_refuses_impossible_values():
     app, bus, clock, journal = make_box()
     press(app, "9")
@@ -309,7 +337,8 @@ def test_the_menu_and_the_reference_are_loaded_only_while_they_are_used():
     box.newgame once they have read the record and started the game; the menu opens again
     with the last setup the journal keeps, the reference as before."""
     import box
-    box.forget("box.setup")   # loaded by the tests before
+    for name in ("box.setup", "box.resume", "box.newgame"):
+        box.forget(name)   # loaded by the tests before (the journal's, in the same process)
     app, bus, clock, journal = started()
     assert "box.setup" not in sys.modules and app.setup is None   # resumed: no menu loaded
     assert "box.resume" not in sys.modules   # the journal's power-up reading, let go
@@ -513,6 +542,39 @@ def test_face_keys_of_a_seat_that_must_return_are_refused():
     assert screen(app, bus) == "----|P1 F|rEtn|Err "
     press(app, "PLAY")                 # PLAY confirms the return
     assert app.game.last_action()[0] == 2   # RETURN
+
+
+def test_the_displays_light_once_the_journal_is_read():
+    """Power-up makes the displays dark (box.runtime.display); boot() lights them once the
+    journal is read, so that keys are read from the moment they light: on a Pico the reading
+    takes up to half a second, and keys pressed while the displays were lit and the journal
+    was still being read went unseen. A display absent then is set up when it answers."""
+    from app_helpers import Bus, Clock, Journal, Keys
+    from box import runtime
+    from box.app import App
+    from box.buzzer import Buzzer
+    bus = Bus([0x70, 0x71, 0x72, 0x73])
+    bus.unplugged.add(0x73)
+    journal = Journal(TWO + "play 3\n")
+    written = []
+
+    def resume():
+        written.append(bus.bytes)   # what the displays had been sent when the journal was read
+        return Journal.resume(journal)
+    journal.resume = resume
+    clock = Clock()
+    app = App([runtime.display("ht16k33", bus, 0x70 + i) for i in range(4)], Keys(),
+              Buzzer(None), journal, clock)
+    assert bus.bytes == 0 and not any(d.online for d in app.displays)
+    app.boot()
+    assert written == [0] and [d.online for d in app.displays] == [True, True, True, False]
+    app.step()
+    assert screen(app, bus).startswith("1-3 |P2 F|")
+    bus.unplugged.discard(0x73)
+    clock.now += 2000
+    app.step()
+    app.step()
+    assert app.displays[3].online
 
 
 def test_a_display_absent_at_power_up_is_lit_when_it_appears():

@@ -750,5 +750,6 @@ def test_display_kinds_come_from_the_map():
     assert len(errs) == 1 and "max7219" in errs[0], errs
     bus = FakeChip(0x71)
     d = runtime.display("ht16k33", bus, 0x71)
-    assert isinstance(d, HT16K33) and d.online and bus.log   # set up at once, on that bus
+    assert isinstance(d, HT16K33) and not d.online and not bus.log   # dark until the app
+    assert d.init() and d.online and bus.log                         # lights it, on that bus
     assert raises(ValueError, runtime.display, "max7219", bus, 0x72)

@@ -33,6 +33,11 @@ def _plain(data):
     return "\n".join(out)
 
 
+def _names(folder):
+    """The files in a games folder, but for the journal's id (box.newgame draws it)."""
+    return sorted(n for n in os.listdir(folder) if not n.startswith("id-"))
+
+
 def _text(game):
     return None if game is None else notation.write(game)
 
@@ -431,12 +436,12 @@ def test_stale_tmp_files():
         files.write(d.games + "/setup.txt.tmp", b"players 4\nde")
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and to_json(back) == to_json(game)
-        assert sorted(os.listdir(d.games)) == ["current.txt"]
+        assert _names(d.games) == ["current.txt"]
         assert Journal(d.games).load_setup() is None   # the lone tmp was cut short
         # a tmp is never used, even when it is whole and nothing else is there
         os.rename(d.games + "/current.txt", d.games + "/current.txt.tmp")
         assert Journal(d.games).resume() == (None, 0)
-        assert os.listdir(d.games) == []
+        assert _names(d.games) == []
 
 
 def test_a_header_cut_on_a_line_boundary_never_starts_another_game():
@@ -471,7 +476,7 @@ def test_next_record_left_by_a_cut_between_archive_and_start():
         os.rename(d.games + "/current.txt", d.games + "/next.txt")
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and _text(back) == _text(new)
-        assert sorted(os.listdir(d.games)) == ["archive", "current.txt"]
+        assert _names(d.games) == ["archive", "current.txt"]
         # the cut came before: the old game goes on, the new record is dropped
         files.write(d.games + "/next.txt", data)
         files.write(d.games + "/current.txt", archived)
@@ -543,6 +548,33 @@ def test_archive_numbering_and_keep():
         game = _journal_game(Journal(d.games + "/x"), "two")
         path = Journal(d.games).archive(game)
         assert _plain(files.read(path)) == notation.write(game)
+
+
+def _ids(folder):
+    return sorted(n for n in os.listdir(folder) if n.startswith("id-"))
+
+
+def test_a_game_001_draws_the_journals_id():
+    """The journal's id (games/id-XXXXXXXX, which box.uplink takes into its games' ids) is
+    drawn when a game 001 begins, and only then: a box whose flash was wiped numbers from 001
+    again, and its games must not take the ids of those the hall has."""
+    with Folder() as d:
+        journal = Journal(d.games)
+        one = _journal_game(journal, "short", 4)
+        [first] = _ids(d.games)
+        assert len(first) == 11 and int(first[3:], 16) >= 0
+        two = _new(_game("two")[0])
+        journal.start(two, one)                        # game 002: the same journal
+        journal.archive(two)
+        _journal_game(journal, "odd", 2)               # game 003
+        assert _ids(d.games) == [first] and journal.archived() == [1, 2]
+        for name in os.listdir(d.games + "/archive"):  # the games gone (the box's record
+            os.remove(d.games + "/archive/" + name)    # unusable, the archive emptied):
+        os.remove(d.games + "/current.txt")            # a new numbering, a new id
+        files.write(d.games + "/id-00000000", b"")     # (and one left by a cut: both go)
+        _journal_game(Journal(d.games), "short", 1)
+        [second] = _ids(d.games)
+        assert second not in (first, "id-00000000") and len(second) == 11
 
 
 def test_setup_save_and_load():
@@ -882,7 +914,7 @@ def test_rename_that_cannot_replace_fails_and_keeps_the_record():
             assert False, "rewrite should fail"
         except OSError:
             pass
-        assert sorted(os.listdir(d.games)) == ["current.txt"]
+        assert _names(d.games) == ["current.txt"]
         back, dropped = Journal(d.games).resume()
         assert dropped == 0 and notation.write(back) == notation.write(game)
 
@@ -1263,7 +1295,7 @@ def test_damage_in_the_middle_is_kept_whole():
         assert files.read(journal.kept) == bad
         prefix = bad[:sum([len(x) + 1 for x in bad.split(b"\n")[:19]])]
         assert files.read(d.games + "/current.txt") == prefix
-        assert sorted(os.listdir(d.games)) == ["current.txt", "damaged"]
+        assert _names(d.games) == ["current.txt", "damaged"]
         # the game goes on from the kept prefix; a clean resume has nothing to report
         eh.apply(back, _game("five")[1][13])
         journal.append(back)

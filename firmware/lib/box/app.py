@@ -69,13 +69,17 @@ class App:
     # --- start ------------------------------------------------------------------------------
 
     def boot(self):
-        """Resume the journalled game, or open the setup menu."""
+        """Resume the journalled game, or open the setup menu; then light the displays (made
+        dark at power-up): keys are read from the next pass of the loop, and a key pressed
+        while the journal is read (up to half a second on a Pico) would not be."""
         self.setup = None   # the menu opens with the journal's last setup
         game, _dropped = self.journal.resume()
         if game is not None:
             self.game = game
         self._home()   # without a game, the menu reads the last setup with the same reading
         self.journal.forget_reader()   # read only at boot: its heap goes back to the game
+        for d in self.displays:
+            d.init()
         j = self.journal
         if j.lost or j.repaired:
             self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed

@@ -51,9 +51,11 @@ _BACK = bytearray(2)  # the canary as read back
 
 
 class HT16K33:
-    """A 4-digit display at `address`; `online` tells whether the chip answered last time."""
+    """A 4-digit display at `address`; `online` tells whether the chip answered last time.
+    `lit` False leaves the chip dark (and offline) until init(): power-up makes its displays
+    so, and the app lights them once the journal is read, when it takes keys (box.app)."""
 
-    def __init__(self, i2c, address, brightness=15):
+    def __init__(self, i2c, address, brightness=15, lit=True):
         self.i2c = i2c
         self.address = address
         self.online = False
@@ -67,7 +69,8 @@ class HT16K33:
         self._brightness = brightness & 15
         self._blink = 0
         self._last_try = None
-        self.init()
+        if lit:
+            self.init()
 
     def init(self):
         """Send the setup and the RAM (4 writes); returns online. Never raises OSError."""

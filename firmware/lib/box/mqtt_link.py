@@ -9,7 +9,9 @@ blocks (a read takes what has come, a write what the socket takes); a QoS 1 publ
 wait for its PUBACK (the hall's acknowledgement is the delivery signal: PUBACK and SUBACK are
 read and checked as they come, keeping the stream in step). At most one packet waits to go
 out: a line is taken from the cursor only once the one before it is on its way, so nothing
-grows while the broker is slow or away. A lost connection, a connect that does not answer in
+grows while the broker is slow or away; a packet from the broker that needs an answer
+(PUBACK, SUBSCRIBE) while another still waits drops the connection (a broker that sends and
+reads nothing would have a PUBACK kept for each of its messages). A lost connection, a connect that does not answer in
 _CONNECT_MS, a broker silent for 1.5 keepalives, or lines sent again _STALLS times with no
 acknowledgement between (a connection the broker no longer routes the acks to) closes the
 socket; the next attempt comes after a back-off doubling from 1 s to 16 s (set back to 1 s
@@ -315,7 +317,7 @@ class Link:
         self.raw = None      # the TCP socket (under the TLS one)
         self.poll = None
         self.inb = b""
-        self.out = bytearray()   # what waits to go out (at most one packet and a PUBACK)
+        self.out = bytearray()   # what waits to go out: one packet at most
         self.pid = 0         # the last packet id used
         self.since = 0       # when the current state began
         self.heard = 0       # when the broker last sent something
@@ -498,8 +500,8 @@ class Link:
             except ValueError as exc:
                 self._drop(now, "%s from the broker" % exc)
                 return False
-            if pid:
-                self.out += _encode(_P_PUBACK, pid)
+            if pid and not self._answer(_encode(_P_PUBACK, pid), now):
+                return False
             self._message(topic, msg)
             return True
         if first == _P_PUBACK and len(packet) == 4:   # the broker has a line (the hall's
@@ -516,7 +518,9 @@ class Link:
             self.refused = None
             self.cursor.connected()
             self.sub_pid = pid = self._next_pid()
-            self.out += _encode(_P_SUBSCRIBE, pid, _field(self.ack_topic), b"\x01")   # QoS 1
+            if not self._answer(_encode(_P_SUBSCRIBE, pid, _field(self.ack_topic), b"\x01"),
+                                now):   # QoS 1
+                return False
             self.state = _SUBACK
             self.since = now
             if self.tell:
@@ -534,6 +538,16 @@ class Link:
             return True
         self._drop(now, "an unexpected packet 0x%02x from the broker" % first)
         return False
+
+    def _answer(self, packet, now):
+        """`packet` to go out once what waits is on its way; when it cannot be (the broker
+        reads nothing), the connection dropped and False."""
+        self._write(now)
+        if self.out:
+            self._drop(now, "the broker does not read what the box sends")
+            return False
+        self.out = packet
+        return True
 
     def _next_pid(self):
         """The next packet id (1-65535, then 1 again), as its two bytes."""

@@ -22,6 +22,8 @@ def start(j, game, old=None):
     if old is not None and (j._lines is None or j._actions != len(old)):
         j._write(old, len(old))   # the running game, whole, before it is archived
     j._ensure(j.root)
+    if not st.exists(j.current) and not archived(j):
+        _new_id(j)   # the new game is game 001
     nxt = j._path(NEXT)
     size, due = j._size, j._due
     j._size = j._due = 0
@@ -53,6 +55,19 @@ def start(j, game, old=None):
     if path is not None:
         _trim(j)
     j.checkpoint(game)
+
+
+def _new_id(j):
+    # A game 001 begins: the journal's numbering begins again (a new or wiped flash, its games
+    # gone), and it takes a new id, the name of an empty file (box.uplink makes it part of its
+    # games' ids, so that the hall does not take them for the games it has of the numbering
+    # before). Any id before it goes once the new one is there.
+    from random import getrandbits
+    st = j.store
+    old = [n for n in st.listdir(j.root) if n[:3] == "id-"]
+    st.write(j._path("id-%08x" % getrandbits(32)), ())
+    for name in old:
+        st.remove(j._path(name))
 
 
 def archive(j, game):

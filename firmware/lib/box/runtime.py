@@ -24,20 +24,22 @@ def maintenance(keys):
 
 
 def display(kind, i2c, address):
-    """The driver of one display of the map, for each of pins.KINDS; ValueError for any other
-    kind. Every driver has the same small interface (docs/architecture.md): online,
-    raw(pos, mask), colon(on), show(), service(now_ms), check()."""
+    """The driver of one display of the map, for each of pins.KINDS, dark until its init();
+    ValueError for any other kind. Every driver has the same small interface
+    (docs/architecture.md): online, init(), raw(pos, mask), colon(on), show(),
+    service(now_ms), check()."""
     if kind == "ht16k33":
         from box.ht16k33 import HT16K33
-        return HT16K33(i2c, address)
+        return HT16K33(i2c, address, 15, False)
     raise ValueError("no driver for display kind %r" % kind)
 
 
 def build(hw, pinmap=None, keys=None):
-    """The App wired to hw, with a driver for every display of the map: the panels are shared
-    out over those that answer, and one that answers later (plugged in, or slow at power-up)
-    is picked up and lit by the app. `keys`: the keypad already made (power-up made it to
-    look for the maintenance key; making it takes about 4 ms on a Pico, emulated)."""
+    """The App wired to hw, with a driver for every display of the map, dark until the app's
+    boot() has read the journal: the panels are shared out over those that answer, and one
+    that answers later (plugged in, or slow at power-up) is picked up and lit by the app.
+    `keys`: the keypad already made (power-up made it to look for the maintenance key; making
+    it takes about 4 ms on a Pico, emulated)."""
     m = pinmap or pins.load()
     displays = [display(kind, hw.i2c, a) for kind, a in pins.displays(m)]
     keys = keys or keypad(hw, m)

@@ -1,9 +1,11 @@
 """The new-game menu: players, first dealer, expansion, revolution size, sticks, hands.
 
 One item at a time: hex keys set its value, PLAY goes to the next item (and starts the game
-after the last hand), DEL goes back, UNDO restores the item's default. Two-digit items
-shift digits in from the right, so 4 then 0 makes 40. The menu's keys come here from the
-app (box.app.App.key), and a new game starts here.
+after the last hand), DEL goes back, UNDO restores the item's default. On a two-digit item
+the first digit typed replaces the value, as on a calculator, and the next ones shift in from
+the right: on 15, 9 makes 9, then 4 makes 94; coming back to the item (or UNDO) starts
+replacing again. The menu's keys come here from the app (box.app.App.key), and a new game
+starts here.
 """
 import box
 from box import keys as K
@@ -40,6 +42,7 @@ class Setup:
         self.sticks = _STICKS
         self.hands = [0] * _PLAYERS_MAX
         self.item = 0
+        self.typed = False      # a digit was typed on this item since it was reached
         self._deal()
 
     def _deal(self):
@@ -78,6 +81,7 @@ class Setup:
     def begin(self):
         """Open the menu at its first item, keeping the values of the last setup."""
         self.item = 0
+        self.typed = False
 
     def digit(self, d):
         """A hex key pressed on the current item. Returns False when the value is refused."""
@@ -104,15 +108,20 @@ class Setup:
             self.revolution = d
         elif d > 9:
             return False
-        elif item == STICKS:
-            self.sticks = self.sticks % 10 * 10 + d
-        else:
-            seat = item - HANDS
-            self.hands[seat] = self.hands[seat] % 10 * 10 + d
+        else:   # two digits: the first typed replaces the value, the next shift in
+            t = self.typed
+            self.typed = True
+            if item == STICKS:
+                self.sticks = (self.sticks % 10 * 10 if t else 0) + d
+            else:
+                seat = item - HANDS
+                self.hands[seat] = (self.hands[seat] % 10 * 10 if t else 0) + d
         return True
 
     def next(self):
-        """Go to the next item: MOVED, COMPLETE (the game can start) or TOO_MANY."""
+        """Go to the next item: MOVED, COMPLETE (the game can start) or TOO_MANY. The next
+        digit typed replaces the value (of this item too, when it stays)."""
+        self.typed = False
         if self.item < HANDS + self.players - 1:
             self.item += 1
             return MOVED
@@ -127,9 +136,11 @@ class Setup:
     def back(self):
         if self.item:
             self.item -= 1
+        self.typed = False
 
     def reset_item(self):
         item = self.item
+        self.typed = False
         if item == PLAYERS:
             self.players = _PLAYERS
             self._deal()

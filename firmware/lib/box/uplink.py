@@ -11,7 +11,13 @@ while lines are out, the cursor goes back to the line after the last acknowledge
 hall drops duplicates by line number, so sending again costs nothing.
 
 A game's id is its number on the box and the CRC-32 of its first six lines (its header), as
-host_tools/hall/protocol.py says. Hand-written: the journal's layout is the box's own and no
+host_tools/hall/protocol.py says, the CRC begun from the journal's id when the journal has one
+(games/id-XXXXXXXX, an empty file drawn by box.newgame when a game 001 begins: a box whose
+flash was wiped numbers from 001 again, and its games must not take the ids of those the hall
+has of it; the id is in the file's name, so that the listing the cursor makes anyway reads
+it). An acknowledgement naming a game the box does not hold by its id (the hall's last game
+of a wiped box, a retained one of a game it never had) sends the box's games from the first
+one: the hall drops the lines it has. Hand-written: the journal's layout is the box's own and no
 library reads it; the MQTT client is the box's own too (box.mqtt_link says why).
 """
 import json
@@ -34,9 +40,10 @@ _BLOCK = const(512)       # journal bytes read at once (about ten lines): the lo
                           # (200 bytes with its newline, docs/notation.md) fits twice
 
 
-def game_id(number, header):
-    """The id of game `number` whose record starts with the bytes `header` (six lines)."""
-    return "%03d-%08x" % (number, crc32(header) & 0xFFFFFFFF)
+def game_id(number, header, journal=b""):
+    """The id of game `number` whose record starts with the bytes `header` (six lines), in the
+    journal whose id file is named `journal` (b"": none)."""
+    return "%03d-%08x" % (number, crc32(header, crc32(journal)) & 0xFFFFFFFF)
 
 
 def game_number(game):
@@ -80,6 +87,7 @@ class Cursor:
         self._mark = None      # (game id, seq, offset) of the line the hall acknowledged last
         self._numbers = None   # the games' numbers as listed last (None: list them again)
         self._current = False  # whether the last of them is games/current.txt
+        self._seed = 0         # the CRC of the journal's id file's name (0: none), as listed
         self._buf = bytearray(_BLOCK)
         self._held = None      # (number, game id, base, n): the buffer holds that game's
                                # bytes from `base`, n of them
@@ -153,6 +161,11 @@ class Cursor:
                 if name.startswith("game-") and name.endswith(".txt") and name[5:-4].isdigit():
                     numbers.append(int(name[5:-4]))
         numbers.sort()
+        journal = ""   # the journal's id file (after a cut in box.newgame, the last of two)
+        for name in names:
+            if name[:3] == "id-" and name > journal:
+                journal = name
+        self._seed = crc32(journal.encode())   # 0 without one
         self._current = "current.txt" in names
         if self._current:
             numbers.append(numbers[-1] + 1 if numbers else 1)
@@ -172,7 +185,8 @@ class Cursor:
             return None
         buf = self._buf
         self._held = None
-        crc = size = lines = 0
+        crc = self._seed
+        size = lines = 0
         while lines < _HEADER_LINES:
             n = f.readinto(buf)
             i = 0
@@ -210,7 +224,8 @@ class Cursor:
         """Where to send from: the line the hall acknowledged last, again (a duplicate the hall
         drops, unless the box rewrote its record since: its text then differs there and the
         hall takes the game again from line 1); the first line of the oldest game on the flash
-        when the hall has none of the box's games."""
+        when the hall has none of the box's games, or acknowledges a game the box does not
+        hold (next() finds it missing)."""
         game, seq = self.acked if self.acked else (None, 0)
         self._again = game is not None and seq > 0
         self._over = 0
@@ -246,11 +261,10 @@ class Cursor:
         if numbers is None:
             numbers = self._numbers = self.games()
         number, game, seq, at, offset = self._pos
-        if number is None or number not in numbers:   # none yet, or its record is gone from
-            later = [n for n in numbers if number is None or n > number]   # the box: the
-            if not later:                                                  # next one kept
-                return self._nothing(now, listed)
-            number, game, seq, at, offset = later[0], None, 1, 1, 0
+        if number is None or number not in numbers:   # none yet, the hall's game not the
+            if not numbers:                            # box's, or its record gone from the
+                return self._nothing(now, listed)      # box: every game, the oldest first
+            number, game, seq, at, offset = self._first(numbers)
         read = False
         buf = self._buf
         while True:
@@ -289,8 +303,9 @@ class Cursor:
                         self.busy = True
                         self._pos = (number, game, seq, at, offset)
                         return None
-                    if game is not None:   # another game took the number: from its line 1
-                        seq = 1
+                    if game is not None:   # the hall's game is not the box's game of that
+                        number, game, seq, at, offset = self._first(numbers)   # number
+                        continue
                     game, at, offset = gid, 1, 0
                 continue
             if line is not None:   # line `seq`
@@ -325,6 +340,14 @@ class Cursor:
                 return None   # the game being played: its next line is not written yet
             self._ends = (number, game, at - 1)
             number, game, seq, at, offset = numbers[numbers.index(number) + 1], None, 1, 1, 0
+
+    def _first(self, numbers):
+        # The position of the oldest game's line 1: the hall has none of the box's games, or
+        # the one it acknowledges is not the box's (the box's flash wiped: its numbers begin
+        # again; a retained acknowledgement of a game the box never had).
+        self._again = False
+        self._over = 0
+        return numbers[0], None, 1, 1, 0
 
     def _nothing(self, now, listed):
         # Nothing to send from the games as listed: with a listing older than this call, list

@@ -11,7 +11,8 @@
 //   k NAME 0|1        release / press a key (nets resolved on every GPIO change)
 //                     (answers: @w AA HEX US an I2C write at US emulated microseconds, @m AA RR N
 //                     US a read of N bytes of a display's RAM from RR, @o HEX US
-//                     serial bytes, @f e|p OFFSET COUNT a flash op, @b MS HZ DUTY the buzzer)
+//                     serial bytes, @f e|p OFFSET COUNT a flash op, @b MS HZ DUTY the buzzer,
+//                     @K US the first keypad scan since power-on: a row driven low)
 //   d AA,BB           the display addresses on the bus (hex); u AA / p AA unplug / replug
 //   c N               cut the power before the (N+1)-th flash erase/program from now (-1: never)
 //   s HEX             bytes into the USB CDC serial (the REPL)
@@ -135,11 +136,16 @@ function pulledUp(pin) {
 }
 
 let resolving = false;
+let scanned = false; // a keypad row was driven low since power-on (the firmware reads keys)
 function resolveKeys() {
   // Union rows and columns joined by pressed keys; a net is low if a member drives low or a
   // pressed button grounds it, else high if a member drives high or pulls up, else floating
   // (reads low, as a pin with nothing holding it might).
   const gpio = mcu.gpio;
+  if (!scanned && ROWS.some((g) => driven(gpio[g]) === 0)) {
+    scanned = true;
+    send('@K ' + Math.floor(mcu.clock.nanos / 1000));
+  }
   const nets = new Map(); // gpio -> representative
   const find = (g) => {
     while (nets.has(g) && nets.get(g) !== g) g = nets.get(g);
@@ -275,6 +281,7 @@ function powerOn() {
   mcu.onBreak = onBreak;
   halted = null;
   watchdogFired = false;
+  scanned = false;
   bb.sda = 1; bb.scl = 1; bb.slaveLow = false; bb.state = 'idle';
   const wd = mcu.peripherals[0x40058];
   wd.onWatchdogTrigger = () => {
