@@ -126,7 +126,7 @@ def mosquitto_conf(args):
 
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
-    from host_tools.hall import accounts, standings
+    from host_tools.hall import accounts, setups, standings
     points = None
     if args.points:
         try:
@@ -154,10 +154,12 @@ def serve(args):
             raise MatchboxError("--mqtt-port", "cannot listen on %s:%d: %s" % (
                 args.host, args.mqtt_port, exc.strerror or exc)) from None
     keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0)
+    announcer = setups.Announcer(args.dir, keep)   # an event's setups to its boxes
     httpd = None
-    the_site = site.Site(tables, points)
+    the_site = site.Site(tables, points, args.dir)
     try:
         keep.start()
+        announcer.start()
         if not keep.wait_connected(15):
             raise MatchboxError("the broker at %s:%d" % (host, port),
                                 "did not take the hall's account within 15 s (is it running, "
@@ -178,6 +180,7 @@ def serve(args):
         if httpd is not None:
             threading.Thread(target=httpd.shutdown, daemon=True).start()
             httpd.server_close()
+        announcer.stop()
         keep.stop()
         if broker is not None:
             broker.stop()
