@@ -246,6 +246,15 @@ class Cursor:
         if numbers is None:
             numbers = self._numbers = self.games()
         number, game, seq, at, offset = self._pos
+        written = getattr(self.journal, "_lines", None)   # current.txt's lines, when known
+        if not listed and self._current and number == numbers[-1] and written is not None \
+                and at > written + 1:
+            # past the end of current.txt: a new game has taken its place since the listing,
+            # which its id alone does not tell when its header is the old one's (an event's
+            # rounds at one table): list again
+            self._numbers = None
+            self.busy = True
+            return None
         if number is None or number not in numbers:   # none yet, or its record is gone from
             later = [n for n in numbers if number is None or n > number]   # the box: the
             if not later:                                                  # next one kept
