@@ -6,7 +6,8 @@ box's own account may read its topic):
      "sticks":40,"table":3}
 
 The box shows it in its setup menu for one PLAY (box.tablesetup). A box of the event that has
-no table in the round gets an empty retained message, which clears the last one. The same
+no table in the round gets an empty retained message, which clears its topic (a box that
+connects later gets no old setup; one connected then receives it empty and shows nothing). The same
 round gives the same bytes (its keys sorted), so a box knows a setup it has played.
 
 `Announcer` runs beside the hall's MQTT client (host_tools.hall.keeper): every POLL_S it looks
