@@ -139,24 +139,37 @@ def repeats(rounds):
     return sum(m - 1 for m in meetings(rounds).values() if m > 1)
 
 
+def _forced(sizes_a, sizes_b):
+    """Pairs of round b's tables that sat together in round a too, at least: the s players of
+    a table sat at the t tables of round a, so r*C(k+1, 2) + (t - r)*C(k, 2) of its pairs met
+    there (s = k*t + r)."""
+    t = len(sizes_a)
+    forced = 0
+    for s in sizes_b:
+        k, r = divmod(s, t)
+        forced += r * (k + 1) * k // 2 + (t - r) * k * (k - 1) // 2
+    return forced
+
+
 def lower_bound(n, sizes_by_round):
     """A lower bound of the repeated meetings of any seating of n players with these table
-    sizes per round: the larger of (1) counting: the meetings of all rounds less the pairs
-    there are, C(n, 2), and (2) pigeonholes: the players of a table of s in one round sat at
-    the t tables of another round, so at least r*C(k+1, 2) + (t - r)*C(k, 2) of its pairs
-    (s = k*t + r) met there too."""
+    sizes per round, the largest of: (1) counting: the meetings of all rounds less the pairs
+    there are, C(n, 2); (2) the pigeonholes (_forced) between two rounds; (3) the pigeonholes
+    of every two rounds together: a pair that meets m times sits together in C(m, 2) of the
+    R rounds' pairs and counts m - 1 <= C(m, 2) / (R / 2) repeats, so the repeats are at least
+    2/R of all the pairs forced."""
     pairs = sum(s * (s - 1) // 2 for sizes in sizes_by_round for s in sizes)
     bound = max(0, pairs - n * (n - 1) // 2)
-    for a, sizes_a in enumerate(sizes_by_round):
-        t = len(sizes_a)
-        for b, sizes_b in enumerate(sizes_by_round):
-            if a == b:
-                continue
-            forced = 0
-            for s in sizes_b:
-                k, r = divmod(s, t)
-                forced += r * (k + 1) * k // 2 + (t - r) * k * (k - 1) // 2
+    rounds = len(sizes_by_round)
+    together = 0
+    for a in range(rounds):
+        for b in range(a + 1, rounds):
+            forced = max(_forced(sizes_by_round[a], sizes_by_round[b]),
+                         _forced(sizes_by_round[b], sizes_by_round[a]))
             bound = max(bound, forced)
+            together += forced
+    if rounds > 1:
+        bound = max(bound, -(-2 * together // rounds))
     return bound
 
 
