@@ -303,10 +303,10 @@ def next_round(event, games, boxes=None, now=None):
         raise EventError("round %d" % k, "needs %d tables and the event has %d boxes (give "
                          "them: event next --boxes t1,t2,...)" % (len(sizes), len(boxes)))
     plan = event.plan
-    if plan and plan["from_round"] <= k < plan["from_round"] + len(plan["rounds"]) \
-            and sorted(plan["players"]) == sorted(present) \
-            and plan["rounds"][:k - plan["from_round"]] == event.history()[plan["from_round"] - 1:]:
-        tables = plan["rounds"][k - plan["from_round"]]
+    start = plan["from_round"] if plan else k + 1
+    if start <= k < start + len(plan["rounds"]) and sorted(plan["players"]) == sorted(present) \
+            and plan["rounds"][:k - start] == event.history()[start - 1:]:
+        tables = plan["rounds"][k - start]   # planned, and played as planned so far
     else:
         rounds = seating.plan(present, c["rounds"] - k + 1, lo, hi, c["seed"] + k,
                               event.history())

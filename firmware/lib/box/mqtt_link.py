@@ -532,9 +532,10 @@ class Link:
     def _table(self):
         """Show the round's setup that came (box.tablesetup, loaded for it and let go) once no
         game is in progress: none, finished, or the menu open (SETUP is mode 0)."""
-        app = self.app
-        game = app.game
-        if game is not None and not game.finished and app.view.mode:
+        app = self.app   # set by build() (step calls this only then)
+        game = app.game   # pyright: ignore[reportAttributeAccessIssue]
+        mode = app.view.mode   # pyright: ignore[reportAttributeAccessIssue]
+        if game is not None and not game.finished and mode:
             return
         msg = self.setup
         self.setup = None
