@@ -14,6 +14,8 @@ of matchsticks than the slip's is noted and counted.
 """
 import os
 
+from tycoon.game import EXPANSIONS
+
 from host_tools.event import scoring, store
 from host_tools.hall import protocol
 
@@ -57,7 +59,7 @@ def _check(event, table, record, read):
                                                                len(table["players"]))
     notes = []
     want = event.setup(len(table["players"]))
-    got = {"dealer": game.dealer, "expansion": 2 * ("none", "gh2", "gh4").index(game.expansion),
+    got = {"dealer": game.dealer, "expansion": 2 * EXPANSIONS.index(game.expansion),
            "revolution": game.revolution_size, "sticks": game.total_sticks}
     for key in ("dealer", "expansion", "revolution", "sticks"):
         if got[key] != want[key]:
