@@ -56,3 +56,38 @@ def test_mosquittos_acl_gives_each_box_its_setup_topic():
                      "topic read matchbox/t1/setup"]
     hall = text.split("user hall\n")[1].split("\n\n")[0].splitlines()
     assert "topic write matchbox/+/setup" in hall
+
+
+def test_the_event_on_the_page_at_360_px(tmp_path):
+    """The page's event block in Chromium (skipped without it): the round, each table's
+    players by name, the standings; in German with ?lang=de; nothing wider than a phone."""
+    import shutil
+    import pytest
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("browser tests need Chromium: apt-get install chromium")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[dev]'")
+    names = "Ann Ben Cid Dan Eve Fay Gus Hal".split() + ["Bartholomew Featherstonehaugh"]
+    with served(tmp_path, "amqtt", boxes=("t1", "t2", "t3")) as hall:
+        event("create", hall.folder, "--rounds", 2, "--table-size", "4-5", "--name", "Cup")
+        event("add", hall.folder, *names)
+        event("next", hall.folder)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, headless=True,
+                                        args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 360, "height": 780})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto("http://127.0.0.1:%d/" % hall.http)
+            page.wait_for_function("document.querySelectorAll('#event section.seated')"
+                                   ".length == 2", timeout=20000)
+            text = page.inner_text("#event")
+            assert "Cup · Round 1 of 2" in text and "Standings after round 1" in text
+            assert all(name in text for name in names)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+            page.goto("http://127.0.0.1:%d/?lang=de" % hall.http)
+            page.wait_for_function("document.querySelectorAll('#event section.seated')"
+                                   ".length == 2", timeout=20000)
+            assert "Runde 1 von 2" in page.inner_text("#event")
+            browser.close()
+            assert errors == []
