@@ -16,11 +16,13 @@ GF(8) are polynomials over GF(2) modulo x^2 + x + 1 and x^3 + x + 1 (their sum i
 sum mod 4). The players are given to the points in an order drawn from the seed. Rounds past
 q + 1, and every other case, are searched: each round is built greedily (the players in an
 order drawn from the seed, each to the table where it adds least), then a tabu search swaps
-two players of different tables in one round, starting from a player with a repeated meeting
-(or one who sat at the smaller tables more often than another), taking the best swap that is
-not tabu (a player going back to the table it just left), for a bounded number of moves:
-deterministic, not timed. Last, in each round the player of each table who has led least so
-far leads (ties drawn from the seed).
+two players of different tables in one round: each move weighs the swaps of up to SAMPLE
+players with a repeated meeting (or who sat at the smaller tables two times more than another)
+and takes the best that is not tabu (a player going back to the table it just left); after
+STALL moves without a better seating it goes back to the best and shakes it; it stops at the
+lower bound or after BUDGET swaps weighed: deterministic, not timed. Last, in each round the
+player of each table who has led least so far leads (ties drawn from the seed), and leads are
+handed along chains of tables while that evens them out.
 
 The cost the search lowers, per pair that meets m times: REPEAT * (m - 1) + (m - 1)^2 (repeats
 first; among as many repeats, no pair meeting far more often than others), plus SMALL * s^2 per
