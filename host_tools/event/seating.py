@@ -315,23 +315,23 @@ class _Search:
             return None
         return best, self.rng.choice(picks)
 
+    def _trade(self, out, into, table):
+        """`out` leaves `table` and `into` takes its place: the meetings with the others."""
+        meet = self.meet
+        for x in table:
+            if x != out:
+                meet[out][x] -= 1
+                meet[x][out] -= 1
+                meet[into][x] += 1
+                meet[x][into] += 1
+
     def _swap(self, r, p, q):
         where, tables = self.where[r], self.rounds[r]
         a, b = where[p], where[q]
         A, B = tables[a], tables[b]
         top = max(len(t) for t in tables)
-        for x in A:
-            if x != p:
-                self.meet[p][x] -= 1
-                self.meet[x][p] -= 1
-                self.meet[q][x] += 1
-                self.meet[x][q] += 1
-        for y in B:
-            if y != q:
-                self.meet[q][y] -= 1
-                self.meet[y][q] -= 1
-                self.meet[p][y] += 1
-                self.meet[y][p] += 1
+        self._trade(p, q, A)
+        self._trade(q, p, B)
         shift = (len(B) < top) - (len(A) < top)
         self.small[p] += shift
         self.small[q] -= shift
