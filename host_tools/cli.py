@@ -75,6 +75,8 @@ COMMANDS = (
     ("hall", "host_tools.hall.command", "every table of an event on one page, over MQTT"),
     ("uplink", "host_tools.commands.uplink",
      "carry the journal of a box without radio from its USB serial to the hall"),
+    ("event", "host_tools.commands.event",
+     "an event's rounds: players by name, seating, the boxes' setups, standings, sheets"),
 )
 
 # MATCHBOX_TRACEBACK=1 in the environment shows where an unexpected error (a bug) came from.

@@ -297,6 +297,7 @@ ALLOWED = [
     ("host_tools/reports/plot.py", "fig.savefig(out, format=\"png\"", "into memory (BytesIO)"),
     ("host_tools/commands/card.py", "pdf.savefig(figure)", "into memory (BytesIO)"),
     ("host_tools/commands/labels.py", "pdf.savefig(figure)", "into memory (BytesIO)"),
+    ("host_tools/event/sheets.py", "self.pdf.savefig(self.figure)", "into memory (BytesIO)"),
     ("host_tools/device/image.py", 'fs.open(path, "wb")', "a file in a littlefs image in memory"),
     ("host_tools/device/serial_board.py", "open(%r,'wb')",
      "MicroPython on the board opens its own file (sent over the REPL)"),

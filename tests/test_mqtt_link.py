@@ -118,8 +118,9 @@ def connected(link, clock, broker):
     broker.send(b"\x20\x02\x00\x00")
     steps(link, clock, 3)
     op, body = broker.read_packet()
-    assert op == 0x82 and body.endswith(b"\x00\x0fmatchbox/t1/ack\x01")
-    broker.send(b"\x90\x03" + body[:2] + b"\x01")
+    assert op == 0x82 and body.endswith(b"\x00\x0fmatchbox/t1/ack\x01"
+                                        b"\x00\x11matchbox/t1/setup\x01")
+    broker.send(b"\x90\x04" + body[:2] + b"\x01\x01")
     steps(link, clock, 3)
     assert link.state == mqtt_link._UP
     return body
@@ -606,3 +607,35 @@ def test_a_pico_w_starts_its_radio_at_power_up_before_the_game_is_shown(tmp_path
     monkeypatch.setattr(runtime, "build", lambda hw, pinmap, keys: App())
     app = runtime.start(PicoW())
     assert order == ["radio", "shown"] and isinstance(app.link, mqtt_link.Link)
+
+
+def test_a_rounds_setup_waits_for_the_game_and_opens_the_menu(tmp_path, broker):
+    """The hall's setup on the box's setup topic: kept while a game is in progress, shown in
+    the menu once it is over (box.tablesetup); the subscription to it may be refused (an older
+    hall) without the link going down."""
+    from app_helpers import make_box
+    from test_tablesetup import SETUP, HallJournal
+    from box import app as A
+    root, _ = flash(tmp_path)
+    clock = Clock()
+    link = make_link(root, broker.port, clock)
+    steps(link, clock, 3)
+    broker.accept()
+    steps(link, clock, 3)
+    broker.read_packet()
+    broker.send(b"\x20\x02\x00\x00")
+    steps(link, clock, 3)
+    _, body = broker.read_packet()
+    broker.send(b"\x90\x04" + body[:2] + b"\x01\x80")   # the setup's subscription refused
+    steps(link, clock, 3)
+    assert link.state == mqtt_link._UP
+    app = make_box(4, "players 2\nhands 3 3\n")[0]
+    app.journal = HallJournal()
+    link.app = app
+    broker.send(publish(b"matchbox/t1/setup", SETUP))
+    steps(link, clock, 4)
+    assert app.view.mode == A.PLAY and link.setup == SETUP   # the game goes on
+    app._menu()                                              # the players open the menu
+    steps(link, clock, 2)
+    assert link.setup is None and app.setup.table == 7 and app.view.mode == A.SETUP
+    assert link.bad == 0 and link.state == mqtt_link._UP

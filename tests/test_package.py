@@ -341,6 +341,24 @@ def test_hall_serves_a_box_of_the_installed_package(pkg):
         serve.communicate(timeout=30)
 
 
+def test_an_event_of_the_installed_package(pkg):
+    """event seat (an affine plane), create, add, next and print: the sheets in Japanese with
+    the package's fonts."""
+    import json
+    rounds = json.loads(pkg.matchbox("event", "seat", "--players", "9", "--rounds", "4",
+                                     "--table-size", "3", "--json").stdout)["rounds"]
+    pairs = [tuple(sorted(p)) for tables in rounds for t in tables
+             for p in [(a, b) for a in t for b in t if a < b]]
+    assert len(pairs) == len(set(pairs)) == 36
+    pkg.matchbox("event", "create", "cup", "--rounds", "2", "--table-size", "4", "--boxes", "t1,t2")
+    pkg.matchbox("event", "add", "cup", "Ann", "Ben", "Cid", "Dan", "山田", "Zoë", "Eve", "Fay")
+    pkg.matchbox("event", "next", "cup")
+    out = pkg.matchbox("event", "print", "cup", "--lang", "ja").stdout
+    assert out.strip() == "./round-1-ja.pdf"
+    with open(os.path.join(pkg.work, "round-1-ja.pdf"), "rb") as f:
+        assert f.read(5) == b"%PDF-"
+
+
 def test_nothing_was_written_into_the_package(pkg):
     """Last here: after every command above, the installed package is what pip put there."""
     assert _tree(pkg.site) == pkg.before

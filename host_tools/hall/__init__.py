@@ -15,6 +15,9 @@ standings over HTTP. One module a job:
     uplink     the host's side of a box's uplink (the firmware's box.mqtt_link): the box's
                settings file, a flash folder's games, waiting for the hall's acknowledgement
     standings  places and points across the games of the event
+    rounds     an event's rounds (host_tools.event): each table's record tied to its round,
+               the standings by round, what the page shows of them
+    setups     each box of an event its table's setup for the round, on its setup topic
     displays   a table's four displays, drawn by the firmware's screens
     site       the HTTP side: tables, records, standings, the live page
     nats       the audience broker (nats-server): its accounts, listeners, leaf nodes

@@ -15,8 +15,8 @@ HMAC, so a box connecting again is not checked by Argon2 again) and
 refuses anonymous clients (no anonymous plugin is loaded, and the file plugin says no to a
 client without a name). Topics: amqtt's ACL plugin lists topics per user and has no
 per-user pattern (Mosquitto's `pattern ... %u`), so the rule of the hall - a box publishes only
-to matchbox/ITS-NAME/journal and reads only matchbox/ITS-NAME/ack, the hall's service account
-reads every journal and writes every ack - is the small topic plugin `BoxTopics` here, the
+to matchbox/ITS-NAME/journal and reads only matchbox/ITS-NAME/ack and matchbox/ITS-NAME/setup,
+the hall's service account reads every journal and writes every ack and setup - is the small topic plugin `BoxTopics` here, the
 same rule `mosquitto.acl` writes for Mosquitto. `HallBroker` mends two faults of amqtt 0.12:
 retained messages sent to every connecting client past the topic rule, and its loops over the
 subscriptions broken by a client subscribing meanwhile.
@@ -112,13 +112,14 @@ def allowed(user, topic, action):
     if not user or not topic:
         return False
     if user == accounts.SERVICE:
-        if action == "publish":   # every ack, and its own journal topic (keeper's ping)
+        if action == "publish":   # every ack and setup, its own journal topic (keeper's ping)
             return (protocol.box_of(topic, "ack") is not None
+                    or protocol.box_of(topic, "setup") is not None
                     or topic == protocol.journal_topic(user))
         return topic == protocol.journal_topic("+") or protocol.box_of(topic, "journal") is not None
     if action == "publish":
         return topic == protocol.journal_topic(user)
-    return topic == protocol.ack_topic(user)
+    return topic in (protocol.ack_topic(user), protocol.setup_topic(user))
 
 
 class BoxTopics(BaseTopicPlugin):

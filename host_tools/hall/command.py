@@ -353,7 +353,7 @@ def _keep_running(server, log, stopping, every_s=1.0):
 
 def serve(args):
     from host_tools.hall import broker as embedded, keeper, protocol, records, site
-    from host_tools.hall import accounts, certs, standings
+    from host_tools.hall import accounts, certs, setups, standings
     _host(args.host, every=True)
     points = None
     if args.points:
@@ -397,11 +397,13 @@ def serve(args):
                 args.host, mqtt_port, exc.strerror or exc)) from None
     keep = keeper.Keeper(args.dir, tables, host, port, qos=1 if args.broker else 0,
                          tls=certs.client_context(args.dir) if broker_tls else None)
+    announcer = setups.Announcer(args.dir, keep)   # an event's setups to its boxes
     httpd = None
-    the_site = site.Site(tables, points)
+    the_site = site.Site(tables, points, args.dir)
     viewers = publisher = None
     keep.start()
     try:
+        announcer.start()
         viewers, publisher = _audience(args, the_site, keeper.log, tls)
         if not keep.wait_connected(15):
             raise MatchboxError("the broker at %s:%d" % (host, port),
@@ -438,6 +440,7 @@ def serve(args):
         if httpd is not None:
             threading.Thread(target=httpd.shutdown, daemon=True).start()
             httpd.server_close()
+        announcer.stop()
         keep.stop()
         if publisher is not None:
             publisher.stop()

@@ -63,6 +63,7 @@ class Keeper:
         self.log = logger
         self.boot = secrets.token_hex(4)
         self.connected = threading.Event()
+        self.connections = 0   # connections made (host_tools.hall.setups publishes again)
         self.dropped = 0
         self.client = protocol.client(CLIENT_ID, accounts.SERVICE,
                                       accounts.service_password(hall), self, clean_session=False,
@@ -106,6 +107,7 @@ class Keeper:
             boxes = set(self.tables.tables)
         for box in sorted(boxes | set(accounts.boxes(self.hall))):
             self._ack(box)
+        self.connections += 1
         self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason, properties):

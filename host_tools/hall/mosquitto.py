@@ -4,9 +4,9 @@
 hall folder: one listener (127.0.0.1 unless told; with TLS, the hall's certificates made by
 host_tools.hall.certs, on any other address always), no anonymous clients, the password file
 `credentials/mosquitto.passwd` that `matchbox hall enrol` keeps, and an ACL with a block per
-enrolled box (it writes its journal topic, reads its ack topic) and one for the hall's service
-account (reads every journal, writes every ack and its own journal topic, where it pings
-itself): the rule of host_tools.hall.broker.allowed. Each account's client id is its name
+enrolled box (it writes its journal topic, reads its ack and setup topics) and one for the
+hall's service account (reads every journal, writes every ack and setup and its own journal
+topic, where it pings itself): the rule of host_tools.hall.broker.allowed. Each account's client id is its name
 (`use_username_as_clientid`), so no client can take the hall's session or another box's, and a
 packet longer than protocol.MAX_PACKET closes its connection before Mosquitto holds it
 (`max_packet_size`).
@@ -22,15 +22,18 @@ from host_tools.hall import accounts, certs, protocol
 
 
 def acl_text(boxes):
-    lines = ["# matchbox hall: each box writes its journal and reads its acks; the hall reads",
-             "# every journal and writes every ack. Made by `matchbox hall mosquitto-conf`.",
+    lines = ["# matchbox hall: each box writes its journal and reads its acks and its setup; the",
+             "# hall reads every journal and writes every ack and setup. Made by `matchbox hall",
+             "# mosquitto-conf`.",
              "user %s" % accounts.SERVICE,
              "topic read %s" % protocol.journal_topic("+"),
              "topic write %s" % protocol.ack_topic("+"),
+             "topic write %s" % protocol.setup_topic("+"),
              "topic write %s" % protocol.journal_topic(accounts.SERVICE), ""]
     for box in boxes:
         lines += ["user %s" % box, "topic write %s" % protocol.journal_topic(box),
-                  "topic read %s" % protocol.ack_topic(box), ""]
+                  "topic read %s" % protocol.ack_topic(box),
+                  "topic read %s" % protocol.setup_topic(box), ""]
     return "\n".join(lines)
 
 

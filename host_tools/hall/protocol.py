@@ -66,6 +66,11 @@ def ack_topic(box):
     return "%s/%s/ack" % (ROOT, box)
 
 
+def setup_topic(box):
+    """hall -> box, retained: the box's table's setup in the round being played (docs/event.md)."""
+    return "%s/%s/setup" % (ROOT, box)
+
+
 def box_of(topic, kind):
     """The box of a topic `matchbox/BOX/KIND`, or None."""
     parts = topic.split("/")

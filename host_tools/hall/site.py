@@ -13,6 +13,8 @@
                       not yet taken again)
     /tables/BOX.svg   its four displays as the box shows them (host_tools.hall.displays)
     /standings.json   places and points across the finished games (host_tools.hall.standings)
+    /event.json       the event's round, each table's players by name and record, and the
+                      standings by round (host_tools.hall.rounds.view; null without an event)
     /ipaexg.ttf       IPAexGothic (host_tools.resources.japanese_font()), which the page's
                       Japanese words fall back to where the system has no Japanese font
     /audience.json    where the page follows the tables (host_tools.hall.audience): the
@@ -56,9 +58,11 @@ FONT = resources.JAPANESE_FONT_NAME   # the Japanese font's path (page.html's @f
 class Site:
     """What the handler reads: the tables (records.Tables) and the points setting."""
 
-    def __init__(self, tables, points=None, audience=None, mqtt_js=None):
+    def __init__(self, tables, points=None, hall=None, audience=None, mqtt_js=None):
         self.tables = tables
         self.points = points
+        self.hall = hall   # the hall's folder: its event (event_now)
+        self._event = None   # ((the tables' version, the event files' stamp), its JSON)
         self.audience = audience   # what /audience.json says (audience.page_settings), or None
         self.mqtt_js = mqtt_js     # the path of mqtt.min.js, or None
         self.reader = standings.Reader()
@@ -118,6 +122,20 @@ class Site:
                     self._standings = (version, finished, value, json.dumps(value))
             return self._standings[2:]
 
+    def event_now(self):
+        """The JSON of the event's view (host_tools.hall.rounds.view), made again only when a
+        line was stored or an event file changed."""
+        from host_tools.event import store
+        from host_tools.hall import rounds
+        if self.hall is None:
+            return b"null"
+        key = (self.tables.version(), store.stamp(self.hall))
+        with self._read_lock:
+            if self._event is None or self._event[0] != key:
+                view = rounds.view(self.hall, self.reader)
+                self._event = (key, json.dumps(view, ensure_ascii=False).encode())
+            return self._event[1]
+
     def record(self, box):
         """The record of the box's current game; b"" while the hall has none of its lines (its
         copy set aside, the game being taken again from line 1)."""
@@ -147,8 +165,10 @@ class Site:
 def page():
     """The live page, with its words in every language (host_tools.words: ?lang= or the
     browser's language picks one) and the picture of the four displays its cards light."""
+    from host_tools.event import words as event_words
     from host_tools.hall import displays
     html = importlib.resources.files("host_tools.hall").joinpath("page.html").read_text("utf-8")
+    html = html.replace("{{event_words}}", event_words.page_script())
     return html.replace("{{words}}", words.page_script("hall_")).replace(
         "{{displays}}", displays.template()).replace(
         "{{segments}}", displays.segment_style()).encode()
@@ -166,6 +186,8 @@ class Handler(web_server.Handler):
             return self._send(("[%s]" % ", ".join(texts)).encode(), "application/json")
         if path == "/standings.json":
             return self._json(self.site.standings())
+        if path == "/event.json":
+            return self._send(self.site.event_now(), "application/json")
         if path == "/events":
             return self._events()
         if path == "/" + FONT:

@@ -90,7 +90,7 @@ class Broker:
         if op == 0x10:                                       # CONNECT
             self.data += b"\x20\x02\x00\x00"
         elif op == 0x82:                                     # SUBSCRIBE
-            self.data += b"\x90\x03" + packet[at:at + 2] + b"\x01"
+            self.data += b"\x90\x04" + packet[at:at + 2] + b"\x01\x01"   # ack and setup
             self._ack()                                      # the retained one
             self.flooding = self.flood
         elif op == 0x32:                                     # a journal line

@@ -44,7 +44,7 @@ import json
 import select
 import socket   # pyright: ignore[reportMissingImports]  (the Pico W's; the stubs are the Pico's)
 
-from box import ticks_diff
+from box import forget, ticks_diff
 from box.uplink import Cursor, message
 
 try:
@@ -307,6 +307,9 @@ class Link:
         self.ca = settings.get("ca")   # the hall's CA: TLS
         self.journal_topic = ("matchbox/%s/journal" % self.box).encode()
         self.ack_topic = ("matchbox/%s/ack" % self.box).encode()
+        self.setup_topic = ("matchbox/%s/setup" % self.box).encode()   # an event's round
+        self.setup = None    # a round's setup from the hall, waiting to be shown (_table)
+        self.app = None      # the app it is shown on (build)
         self.cursor = cursor
         self.clock = clock
         self.wifi = wifi
@@ -338,6 +341,8 @@ class Link:
         now = self.clock()
         state = self.state
         try:
+            if self.setup is not None and self.app is not None:
+                self._table()
             if state == _WIFI:
                 if ticks_diff(now, self.retry_at) >= 0 and self.wifi.up(now):
                     self._open(now)
@@ -518,15 +523,16 @@ class Link:
             self.refused = None
             self.cursor.connected()
             self.sub_pid = pid = self._next_pid()
-            if not self._answer(_encode(_P_SUBSCRIBE, pid, _field(self.ack_topic), b"\x01"),
-                                now):   # QoS 1
+            if not self._answer(_encode(_P_SUBSCRIBE, pid, _field(self.ack_topic), b"\x01",
+                                        _field(self.setup_topic), b"\x01"), now):   # both QoS 1
                 return False
             self.state = _SUBACK
             self.since = now
             if self.tell:
                 self.tell("c")
             return True
-        if first == _P_SUBACK and self.state == _SUBACK and len(packet) == 5:
+        if first == _P_SUBACK and self.state == _SUBACK and len(packet) == 6:
+            # the acks' subscription must be granted; the setup's may not be (an older hall)
             if packet[2:4] != self.sub_pid or packet[4] & 0x80:
                 if self.tell:
                     self.tell("s")
@@ -555,8 +561,11 @@ class Link:
         return self.pid.to_bytes(2, "big")
 
     def _message(self, topic, msg):
-        """A message from the broker: the hall's acknowledgement; anything else is counted and
-        left."""
+        """A message from the broker: the hall's acknowledgement, or a round's setup (kept for
+        _table); anything else is counted and left."""
+        if topic == self.setup_topic:
+            self.setup = msg
+            return
         if topic != self.ack_topic:
             self.bad += 1
             return
@@ -570,6 +579,20 @@ class Link:
         self.cursor.ack(boot, game, seq, self.clock())
         if self.tell:
             self.tell("a %s %s %d" % (boot, game or "-", seq))
+
+    def _table(self):
+        """Show the round's setup that came (box.tablesetup, loaded for it and let go) once no
+        game is in progress: none, finished, or the menu open (SETUP is mode 0)."""
+        app = self.app   # set by build() (step calls this only then)
+        game = app.game   # pyright: ignore[reportAttributeAccessIssue]
+        mode = app.view.mode   # pyright: ignore[reportAttributeAccessIssue]
+        if game is not None and not game.finished and mode:
+            return
+        msg = self.setup
+        self.setup = None
+        from box import tablesetup
+        tablesetup.show(app, msg)
+        forget("box.tablesetup")
 
     # --- the journal -------------------------------------------------------------------------
 
@@ -602,7 +625,9 @@ def build(hw, app):
     a name the box has already: no new string in its heap); settings that are not right: one
     line on USB (hw.emit) and None, the box plays on without a link."""
     try:
-        return link(hw, app.journal)
+        made = link(hw, app.journal)
+        made.app = app
+        return made
     except (ValueError, OSError) as exc:
         hw.emit('{"hall": "%s"}' % str(exc).replace('"', "'"))
         return None

@@ -261,6 +261,15 @@ class Cursor:
         if numbers is None:
             numbers = self._numbers = self.games()
         number, game, seq, at, offset = self._pos
+        written = getattr(self.journal, "_lines", None)   # current.txt's lines, when known
+        if not listed and self._current and numbers and number == numbers[-1] \
+                and written is not None and at > written + 1:
+            # past the end of current.txt: a new game has taken its place since the listing,
+            # which its id alone does not tell when its header is the old one's (an event's
+            # rounds at one table): list again
+            self._numbers = None
+            self.busy = True
+            return None
         if number is None or number not in numbers:   # none yet, the hall's game not the
             if not numbers:                            # box's, or its record gone from the
                 return self._nothing(now, listed)      # box: every game, the oldest first
