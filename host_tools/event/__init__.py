@@ -2,7 +2,7 @@
 setups, standings by round, the printed sheets. One module a job:
 
     seating    who sits at which table in each round: repeated meetings as few as possible,
-               the first-leader seat and the smaller tables shared out (pure)
+               the first dealer's seat and the smaller tables shared out (pure)
     scoring    points per place scaled for the table's size, an unfinished game settled by
                the organiser's rule, tie-breaks (pure)
     store      the event's files in the hall's folder (event/): players, rounds, claims; every

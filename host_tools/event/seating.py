@@ -1,7 +1,7 @@
 """Seating an event's rounds: each round every present player at exactly one table, the tables
 within the organiser's size range (2-8 players) and as even as possible; across the event as
 few repeated meetings as the search finds (a pair at one table again: a pair that meets m times
-counts m - 1), then the smaller tables and the first-leader seat shared out evenly per player.
+counts m - 1), then the smaller tables and the first dealer's seat shared out evenly per player.
 Deterministic: the same players, rounds, sizes and seed give the same seating.
 
 A table is a list of players; its first player leads first (the box's seat 1, `dealer 1`), the
@@ -422,8 +422,8 @@ class _Search:
         """Put first at each table of the rounds after the history the player who has led
         least so far (`led`: player -> rounds led, brought up to date), then even the leads
         out: while a player who leads most can hand a lead on, along a chain of tables (each
-        table's leader giving it to another of its players, who gives up one of its own), to
-        a player with two leads fewer, it does."""
+        table's first dealer giving it to another of its players, who gives up one of its
+        own), to a player with two leads fewer, it does."""
         tables = [t for tables in self.rounds[self.fixed:] for t in tables]
         for table in tables:
             self.rng.shuffle(table)
@@ -466,9 +466,9 @@ class _Search:
 def plan(present, rounds, lo, hi, seed=0, history=()):
     """The next `rounds` rounds for the players `present` (names or numbers, each once),
     after the rounds already played (`history`: rounds of tables of players, each table's
-    leader first; they may hold players no longer present). A list of rounds, each a list of
-    tables, each a list of players, the leader first. SeatingError when the players cannot sit
-    at tables of lo-hi."""
+    first dealer first; they may hold players no longer present). A list of rounds, each a
+    list of tables, each a list of players, the first dealer first. SeatingError when the
+    players cannot sit at tables of lo-hi."""
     present = list(present)
     if len(set(present)) != len(present):
         raise SeatingError("a player is named twice")

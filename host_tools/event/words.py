@@ -1,6 +1,6 @@
 """The words of an event's sheets (host_tools.event.sheets) and of the event's part of the
 hall's page, in English, German and Japanese: their own table beside host_tools.words (the
-box's words), in the manuals' vocabulary (leader / Geber / 親, matchsticks / Streichhölzer /
+box's words), in the manuals' vocabulary (dealer / Geber / 親, matchsticks / Streichhölzer /
 マッチ棒). Phrases take {names}, filled by format()."""
 
 LANGUAGES = ("en", "de", "ja")
@@ -21,7 +21,7 @@ _EN = {
                     "for this round: press PLAY.",
     "slip_box_hand": "Without the hall: hold MENU, then key in each item and press PLAY:",
     "setup_players": "PL players",
-    "setup_dealer": "dL first leader",
+    "setup_dealer": "dL first dealer",
     "setup_expansion": "Gh copies of G and H",
     "setup_revolution": "rE cards of a revolution",
     "setup_sticks": "St matchsticks",

@@ -183,10 +183,10 @@ def _child():
     """In the child before nats-server runs: its files (more_files), and on Linux its end with
     the hall's (PR_SET_PDEATHSIG: the hall killed, even with SIGKILL, takes its broker along
     instead of leaving it holding the viewers' port)."""
+    import signal
     more_files()
     try:
         import ctypes
-        import signal
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
@@ -210,7 +210,10 @@ class Server:
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                         text=True, errors="replace", preexec_fn=_child)
+                                         text=True, errors="replace", preexec_fn=_child,
+                                         # a session of its own: a terminal's Ctrl-C is the
+                                         # hall's, which stops its broker itself
+                                         start_new_session=True)
         except OSError as exc:
             raise OSError("cannot run %s: %s" % (self.argv[0], exc.strerror or exc)) from None
 

@@ -9,7 +9,7 @@ the round's number of players counts; with none finished, the last with that num
 by the event's rule for an unfinished game). A record the organiser claimed for a table
 (`matchbox event claim`) is that table's, and no other's. A record that does not match its
 round is flagged and not counted: another number of players, a game started before the round,
-a record the engine's reader stops in. Another first leader, expansion, revolution or number
+a record the engine's reader stops in. Another first dealer, expansion, revolution or number
 of matchsticks than the slip's is noted and counted.
 """
 import os
