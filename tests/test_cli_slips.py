@@ -93,7 +93,7 @@ def one_line(stderr, command):
 
 
 # (command words, exit status, words the message must hold). Paths are relative to the
-# person's folder. 2 = cannot do what was asked, 1 = a verdict (README, "Exit status").
+# person's folder. 2 = cannot do what was asked, 1 = a verdict (docs/commands.md, "Exit status").
 CASES = [
     ((), 2, ["COMMAND", "required"]),
     (("nope",), 2, ["nope", "invalid choice"]),

@@ -24,13 +24,14 @@ def _section(path, title):
     return text[start:] if end < 0 else text[start:end]
 
 
-def test_every_error_code_of_the_firmware_is_explained_in_readme_and_display_docs():
+def test_every_error_code_of_the_firmware_is_explained_on_the_table_pages_and_display_docs():
     from host_tools.terminal.words import firmware_errors
-    readme = _section("README.md", "### Error codes")
     display = _section(os.path.join("docs", "display.md"), "## Errors")
-    table_rows = [line for line in readme.splitlines() if line.startswith("|")]
+    pages = {}
+    for lang in ("en", "de", "ja"):
+        with open(os.path.join(ROOT, "docs", lang, "table.md"), encoding="utf-8") as f:
+            pages[lang] = f.read()
     for text in firmware_errors().values():
-        assert "`%s`" % text in readme, text
         assert "`%s`" % text in display, text
-    # the table lists what the box shows; End is the ranking's heading, not an error there
-    assert not any("`End`" in row for row in table_rows)
+        for lang, page in pages.items():
+            assert "`%s`" % text in page, (lang, text)

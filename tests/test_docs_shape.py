@@ -69,3 +69,54 @@ def test_each_doc_opens_with_a_paragraph_before_its_first_section(doc):
     head, _, _ = text.partition("\n## ")
     assert head.startswith("# ") and paragraphs(head), \
         "%s: a title, then a paragraph saying who it is for and what to do first" % doc
+
+
+def test_the_command_reference_names_every_subcommand():
+    from host_tools import cli
+    with open(os.path.join(ROOT, "docs", "commands.md"), encoding="utf-8") as f:
+        text = f.read()
+    missing = [name for name, _, _ in cli.COMMANDS if "`matchbox %s" % name not in text]
+    assert missing == [], "docs/commands.md has no row for: %s" % ", ".join(missing)
+
+
+LINK = re.compile(r"\]\(([^)\s#]*)(#[^)\s]+)?\)")
+
+
+def anchors(text):
+    """The anchors GitHub makes of a Markdown text's headings (lower case, punctuation out,
+    blanks as hyphens; a repeated heading gets -1, -2, ...)."""
+    made, seen = set(), {}
+    fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        if fence or not re.match(r"#{1,6} ", line):
+            continue
+        slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        made.add(slug if n == 0 else "%s-%d" % (slug, n))
+    return made
+
+
+def test_every_link_between_the_docs_finds_its_file_and_heading():
+    pages = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in
+                                   glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
+                                             recursive=True)
+                                   + glob.glob(os.path.join(ROOT, "hardware", "*.md")))
+    broken = []
+    for page in pages:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            text = f.read()
+        for target, anchor in LINK.findall(text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path = os.path.normpath(os.path.join(os.path.dirname(page), target)) if target \
+                else page
+            if not os.path.exists(os.path.join(ROOT, path)):
+                broken.append("%s: %s (no such file)" % (page, target))
+            elif anchor and path.endswith(".md"):
+                with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                    if anchor[1:] not in anchors(f.read()):
+                        broken.append("%s: %s%s (no such heading)" % (page, target, anchor))
+    assert broken == [], "\n".join(broken)
