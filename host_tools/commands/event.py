@@ -18,7 +18,7 @@ each table's record to its round and shows the round and the standings on its pa
 
 `seat` seats players 1..N for R rounds without an event, to try the seating: each round
 every player at one table of MIN-MAX players, repeated meetings as few as the search finds,
-the first-leader seat and the smaller tables shared out (host_tools.event.seating); `--json`
+the first dealer's seat and the smaller tables shared out (host_tools.event.seating); `--json`
 prints `{"rounds": [[[1, 5, 9], ...], ...]}`, a table's first player leading first.
 
 Every slip is one line, `matchbox event: what: why`, status 2 (host_tools.errors), and
@@ -110,7 +110,7 @@ def add_arguments(parser):
     seat = sub.add_parser("seat", help="seat players 1..N for R rounds (no event needed)",
                           description="seat players 1..N for R rounds at tables of MIN-MAX "
                                       "players: repeated meetings as few as possible, then "
-                                      "the first leader and the smaller tables shared out")
+                                      "the first dealer and the smaller tables shared out")
     seat.add_argument("--players", type=int_in(2, 1000), required=True, metavar="N")
     seat.add_argument("--rounds", type=int_in(1, 30), required=True, metavar="R")
     seat.add_argument("--table-size", required=True, metavar="MIN-MAX",

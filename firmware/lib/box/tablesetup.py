@@ -1,4 +1,4 @@
-"""A round's setup from the hall (docs/event.md): the table's players, first leader, expansion,
+"""A round's setup from the hall (docs/event.md): the table's players, first dealer, expansion,
 revolution and matchsticks, shown in the setup menu for one PLAY.
 
 The hall publishes it retained on the box's own setup topic (host_tools/hall/setups.py):
