@@ -20,6 +20,17 @@ CLI = [sys.executable, "-m", "host_tools.cli"]
 NAMES = ["Ann", "Ben", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
 
+
+def snapshot(folder):
+    """{path: bytes} of every file under folder: what a refused command must leave as it was."""
+    out = {}
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = f.read()
+    return out
+
 def event(*argv):
     return subprocess.run(CLI + ["event"] + [str(a) for a in argv], capture_output=True,
                           text=True, timeout=120)
@@ -178,13 +189,21 @@ def test_records_are_tied_to_their_rounds_and_flagged(hall):
     ev, out = tied(hall)
     assert not out[0]["tables"][1]["counted"]
     assert out[1]["tables"][1]["record"] == "t2/002-00000004"
-    # claimed by hand for round 1, table 2: it is that table's, and no longer round 2's
-    assert event("claim", hall, 1, 2, "t2/002-00000004").returncode == 0
+    # claimed by hand for round 1, table 2 while it counts for round 2: one line, nothing
+    # changed; with --move it is that table's, and no longer round 2's
+    before = snapshot(hall)
+    out = event("claim", hall, 1, 2, "t2/002-00000004")
+    assert out.returncode == 2 and out.stderr == (
+        "matchbox event: t2/002-00000004: counts for round 2 table 2 (it was played there): "
+        "--move takes it from there\n")
+    assert snapshot(hall) == before
+    out = event("claim", hall, 1, 2, "t2/002-00000004", "--move")
+    assert out.returncode == 0 and "taken from round 2 table 2" in out.stdout
     ev, out = tied(hall)
     assert out[0]["tables"][1]["record"] == "t2/002-00000004"
     assert not out[1]["tables"][1]["counted"]
     # a game the hall had when round 2 opened, claimed for round 2, started before it
-    assert event("claim", hall, 2, 1, "t1/002-00000002").returncode == 0
+    assert event("claim", hall, 2, 1, "t1/002-00000002", "--move").returncode == 0
     ev, out = tied(hall)
     assert out[1]["tables"][0]["flags"] == ["t1/002-00000002: started before round 2"]
     assert not out[0]["tables"][0]["counted"]   # claimed away from round 1 by round 2

@@ -6,7 +6,7 @@
     matchbox event add DIR NAME ... [--players FILE.csv]   players; after round 1: late arrivals
     matchbox event drop DIR NAME ...                       they play no round after this one
     matchbox event next DIR [--boxes t1,t2,...]             seat and open the next round
-    matchbox event claim DIR ROUND TABLE BOX/GAME | --none  tie a record to a table by hand
+    matchbox event claim DIR ROUND TABLE BOX/GAME [--move] | --none  tie a record to a table by hand
     matchbox event show DIR [--json]                        the rounds, tables, records, flags
     matchbox event standings DIR [--round K] [--json]
     matchbox event print DIR [--round K] [--standings] [--lang en,de,ja] [-o FOLDER]
@@ -85,6 +85,8 @@ def add_arguments(parser):
     claim.add_argument("record", nargs="?", metavar="BOX/GAME",
                        help="the record as the hall keeps it: tables/BOX/GAME.txt")
     claim.add_argument("--none", action="store_true", help="untie the table's claimed record")
+    claim.add_argument("--move", action="store_true",
+                       help="take the record from the round's table it counts for now")
     show = sub.add_parser("show", help="the rounds: tables, players, records, flags")
     _hall(show)
     show.add_argument("--json", action="store_true")
@@ -221,9 +223,22 @@ def claim(args):
     if (args.record is None) == (not args.none):
         raise MatchboxError("BOX/GAME", "give the record (BOX/GAME) or --none")
     event = _event(args.dir)
+    taken = None
+    if not args.none and args.record not in event.claims.values():
+        # a record another table counts now is moved only when asked to (one claimed by hand
+        # for another table store.claim refuses)
+        for rnd in _tied(args.dir, event):
+            for t in rnd["tables"]:
+                if t["counted"] and t["record"] == args.record \
+                        and (rnd["round"], t["table"]) != (args.round, args.table):
+                    taken = (rnd["round"], t["table"])
+        if taken is not None and not args.move:
+            raise MatchboxError(args.record, "counts for round %d table %d (it was played "
+                                "there): --move takes it from there" % taken)
     _change(store.claim, event, args.round, args.table, None if args.none else args.record)
-    print("round %d table %d: %s" % (args.round, args.table,
-                                     "no record claimed" if args.none else args.record))
+    print("round %d table %d: %s%s" % (
+        args.round, args.table, "no record claimed" if args.none else args.record,
+        " (taken from round %d table %d)" % taken if taken else ""))
     return 0
 
 
