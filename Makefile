@@ -72,7 +72,7 @@ bench: $(STAMP)
 
 # The hall at scale alone (bench/bench_hall.py, also run by `make bench`): 50, 100, 200 and 500
 # simulated tables at ten times a human pace into one `matchbox hall serve` on 127.0.0.1, each
-# size a fixed time; prints latency to the page, the hall's CPU and memory (docs/hall.md#scale).
+# size a fixed time; prints latency to the page, the hall's CPU and memory (docs/hall-reference.md#scale).
 # About 10 minutes here. HALL_BENCH passes options, e.g. HALL_BENCH="--broker mosquitto".
 HALL_BENCH ?=
 bench-hall: $(STAMP)
@@ -82,7 +82,7 @@ bench-hall: $(STAMP)
 # into `matchbox hall serve` and 5000 viewers following the page's topics through the audience
 # broker (nats-server, MQTT over WebSockets); prints whether every viewer got every update, the
 # latency from a line written to each viewer, the processes' CPU and memory
-# (docs/hall.md#the-audience). A few minutes here. BENCH_AUDIENCE passes options, e.g.
+# (docs/hall-reference.md#the-audience-at-scale). A few minutes here. BENCH_AUDIENCE passes options, e.g.
 # BENCH_AUDIENCE="--tables 20 --viewers 200 --seconds 15".
 BENCH_AUDIENCE ?=
 bench-audience: $(STAMP) $(if $(NPM),$(HALL_STAMP))

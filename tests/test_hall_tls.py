@@ -1,4 +1,4 @@
-"""TLS on the room's network (docs/hall.md#tls): the hall's own CA and certificates
+"""TLS on the room's network (docs/hall-reference.md#tls): the hall's own CA and certificates
 (host_tools.hall.certs), TLS wherever the hall is served beyond 127.0.0.1, the brokers (the
 embedded amqtt and Debian's Mosquitto) and the page speaking only TLS, and the box's own MQTT
 client (box.mqtt_link under the MicroPython unix port) checking the broker against the CA its

@@ -1,4 +1,4 @@
-"""The hall's certificates, for TLS on the room's network (docs/hall.md#tls), made with
+"""The hall's certificates, for TLS on the room's network (docs/hall-reference.md#tls), made with
 `cryptography` (PyPI), and the one place that turns them into a listener's configuration.
 
 The hall is its own certificate authority: `matchbox hall` makes the CA once in DIR/tls/ and

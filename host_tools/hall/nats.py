@@ -1,5 +1,5 @@
 """The audience's broker: NATS (Debian's `nats-server`), serving the hall's page over MQTT over
-WebSockets, started by `matchbox hall serve` as a child process (docs/hall.md#the-audience).
+WebSockets, started by `matchbox hall serve` as a child process (docs/hall-reference.md#the-audience).
 
 Why NATS: it is a broker in Go that serves MQTT 3.1.1 over WebSockets (its `websocket` listener,
 path /mqtt), keeps MQTT's retained messages in its JetStream store, fans a message out to

@@ -1,4 +1,4 @@
-"""What the boxes and the hall say to each other over MQTT (docs/hall.md#protocol).
+"""What the boxes and the hall say to each other over MQTT (docs/hall-reference.md#protocol).
 
     matchbox/BOX/journal   box -> hall, QoS 1: one journal line
         {"game": "003-1a2b3c4d", "seq": 7, "line": "1: play 6  #~729a", "prev": null}
