@@ -284,8 +284,8 @@ PICOS = [UsbPort("/dev/ttyACM0", 0x2E8A, 5), UsbPort("/dev/ttyACM1", 0x2E8A, 5)]
 # --port auto with the USB serial devices a computer lists: (command words, devices, exit
 # status, words the message must hold)
 PORT_CASES = [
-    (("flash",), [], 2, ["no Pico running MicroPython found", "BOOTSEL"]),
-    (("flash",), [OTHER], 2, ["no Pico running MicroPython found", "/dev/ttyUSB0 (1a86:7523"]),
+    (("flash",), [], 2, ["no Pico running MicroPython (USB 2e8a:0005) is plugged in", "BOOTSEL"]),
+    (("flash",), [OTHER], 2, ["no Pico running MicroPython (USB 2e8a:0005) is plugged in", "/dev/ttyUSB0 (1a86:7523"]),
     (("flash",), [OTHER] + PICOS, 2, ["2 Picos", "/dev/ttyACM0, /dev/ttyACM1", "--port"]),
     (("doctor",), [OTHER], 2, ["no Matchbox found", "/dev/ttyUSB0 (1a86:7523"]),
     (("doctor",), PICOS, 2, ["2 Picos", "/dev/ttyACM0, /dev/ttyACM1", "--port"]),

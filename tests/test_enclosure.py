@@ -249,8 +249,9 @@ def test_without_the_extra_the_command_says_what_to_install_and_the_rest_works(t
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "Fontconfig" not in line]
-    assert lines == ["matchbox enclosure: needs the CAD extra (build123d is missing): "
-                     "pip install 'matchbox[enclosure]'"]
+    assert lines == ["matchbox enclosure: needs the CAD extra (build123d is missing): %s"
+                     % enclosure.EXTRA]
+    assert "pipx install --force '.[enclosure]'" in enclosure.EXTRA
     helped = subprocess.run([sys.executable, "-m", "host_tools.cli", "--help"], capture_output=True,
                             text=True, timeout=120)
     assert helped.returncode == 0 and "enclosure" in helped.stdout and "labels" in helped.stdout

@@ -346,7 +346,7 @@ def test_auto_with_no_board(capsys, monkeypatch):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [])
     status, out, err = _matchbox(capsys, "flash")
     assert status == 2
-    assert err.startswith("matchbox flash: no Pico running MicroPython found")
+    assert err.startswith("matchbox flash: no Pico running MicroPython (USB 2e8a:0005) is plugged in")
 
 
 def test_dry_run_with_no_pico_plugged_in_says_so_once(capsys, fw, monkeypatch):

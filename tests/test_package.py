@@ -291,7 +291,7 @@ def test_enclosure_without_its_extra_says_what_to_install_and_labels_work(pkg):
     """The package without the CAD extra: `enclosure` is one line and exit 2, the sticker
     sheet (no CAD) is made from the package's own words and pin map."""
     missing = pkg.matchbox("enclosure", "-o", "case", status=2)
-    assert "pip install 'matchbox[enclosure]'" in missing.stderr
+    assert "pipx install --force '.[enclosure]'" in missing.stderr
     assert not os.path.exists(os.path.join(pkg.work, "case"))
     assert pkg.matchbox("labels", "--lang", "ja", "-o", "labels.pdf").stdout == "labels.pdf\n"
 

@@ -11,7 +11,7 @@ measured) instead of hardware/parts.json; `--drawings-only` writes just the draw
 which the tests hold to the shipped pin map). Then it checks the assembly
 (host_tools.enclosure.checks) and says what it found: exit 1 when a check fails (the files are
 written, to look at), 2 when the pin map, the parts table or the folder does not serve, or
-when the CAD extra is not installed (`pip install 'matchbox[enclosure]'`).
+when the CAD extra is not installed (`pipx install --force '.[enclosure]'` in a checkout).
 """
 import json
 import os
@@ -21,7 +21,8 @@ from host_tools.errors import MatchboxError
 
 DEFAULT_OUTPUT = "enclosure"
 DRAWINGS = ("enclosure-top.svg", "enclosure-section.svg", "enclosure-exploded.svg")
-EXTRA = "pip install 'matchbox[enclosure]'"
+EXTRA = ("install matchbox with it: pipx install --force '.[enclosure]' in the checkout "
+         "(in a venv: pip install '.[enclosure]')")
 
 
 def add_arguments(parser):

@@ -97,7 +97,7 @@ def add_arguments(parser):
     st.add_argument("--json", action="store_true")
     pr = sub.add_parser("print", help="the round's sheets as PDF: seating list, slips, "
                                       "standings",
-                        description="write ROUND-K-LANG.pdf (the seating list by name, a slip "
+                        description="write round-K-LANG.pdf (the seating list by name, a slip "
                                     "a table, the standings after the round before) or, with "
                                     "--standings, standings-K-LANG.pdf")
     _hall(pr)

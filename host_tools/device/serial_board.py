@@ -63,8 +63,10 @@ def find_pico(wanted="Pico running MicroPython", hint=""):
     picos = sorted([p for p in ports if (p.vid, p.pid) == MICROPYTHON_PICO], key=lambda p: p.device)
     if not picos:
         seen = "; USB serial devices seen: %s" % ", ".join(_usb_name(p) for p in ports) if ports else ""
-        raise NoPico("no %s found: no Pico running MicroPython (USB 2e8a:0005) is plugged "
-                         "in%s; give --port to use another device%s" % (wanted, seen, hint))
+        plugged = "no Pico running MicroPython (USB 2e8a:0005) is plugged in"
+        found = plugged if wanted == "Pico running MicroPython" else "no %s found: %s" % (
+            wanted, plugged)
+        raise NoPico("%s%s; give --port to use another device%s" % (found, seen, hint))
     if len(picos) > 1:
         raise BoardError("%d Picos running MicroPython are plugged in: %s; give --port with "
                          "the one to use" % (len(picos), ", ".join(p.device for p in picos)))

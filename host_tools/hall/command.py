@@ -419,14 +419,16 @@ def serve(args):
         shown = args.host
         if args.host in certs.WILDCARD:   # the address the room reaches, when one was found
             shown = certs.address(named) or args.host
-        print("the hall is at %s://%s:%d/ (broker %s://%s:%d; %s; %d tables; Ctrl-C stops it)"
+        count = len(tables.tables)
+        print("the hall is at %s://%s:%d/ (broker %s://%s:%d; %s; %d table%s; Ctrl-C stops it)"
               % ("https" if tls else "http", _url_host(shown), httpd.server_address[1],
                  "mqtts" if broker_tls else "mqtt", _url_host(host if args.broker else shown),
                  port, "viewers %s://%s:%d/mqtt%s" % (
                      "wss" if tls else "ws", _url_host(shown), viewers.ports["websocket"],
                      ", leaf nodes on %d" % viewers.ports["leafnode"]
                      if "leafnode" in viewers.ports else "")
-                 if viewers else "no audience broker", len(tables.tables)), flush=True)
+                 if viewers else "no audience broker", count, "" if count == 1 else "s"),
+              flush=True)
         if tls:
             print("TLS: the hall's certificates name %s; its CA, which boxes carry and "
                   "browsers import: %s (SHA-256 %s)" % (", ".join(named),
