@@ -360,7 +360,9 @@ def test_a_broker_that_never_answers_costs_every_step_nothing(tmp_path, broker):
     finally:
         for s in fill + [full]:
             s.close()
-    assert worst < 0.005, worst
+    # no step waits on the network: one that did would take a connect's seconds (a step's
+    # time itself is measured by bench/bench_uplink.py, not judged here on a loaded machine)
+    assert worst < 0.5, worst
 
 
 def test_nothing_listening_backs_off_doubling(tmp_path):
