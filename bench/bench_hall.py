@@ -99,7 +99,10 @@ def human_pace():
 class Table:
     """One box: its games made by the engine at the (sped-up) human pace, its journal lines as
     the box writes them, sent by the hall's protocol from a window of unacknowledged lines.
-    It is its paho client's owner (protocol.client: _on_connect, _on_disconnect, _on_message)."""
+    Its lines are made before the clock starts (prepare: the engine's work is not the
+    generator's load while it plays); play hands each step's lines to the MQTT client at its
+    moment. It is its paho client's owner (protocol.client: _on_connect, _on_disconnect,
+    _on_message)."""
 
     def __init__(self, box, password, seed, speed):
         self.box = box
@@ -114,6 +117,7 @@ class Table:
         self.actions = 0
         self.redo = None      # the action to key again after an UNDO
         self.undo_next = False
+        self.script = collections.deque()    # (due, [(key, message)]) of the steps to come
         self.pending = collections.deque()   # (key, message) written, not yet sent
         self.window = collections.deque()    # (key, message) sent, not yet acknowledged
         self.written = []                    # (game number, seq, time written)
@@ -156,46 +160,60 @@ class Table:
         if self.client.want_write():
             self.loop.writing.add(self)
 
+    def write(self, lines, now):
+        """The box writes a step's lines (its journal has them) at `now`."""
+        for key, message in lines:
+            self.pending.append((key, message))
+            self.written.append(key + (now,))
+        self.send()
+
     # the journal's side
-    def _write(self, texts, now, prev=None):
+    def _lines(self, texts, prev=None):
         tagged = [writer.tagged(self.lines + i + 1, t) for i, t in enumerate(texts)]
         if self.lines == 0:
             self.game_id = protocol.game_id(self.number, b"".join(tagged))
+        out = []
         for raw in tagged:
             self.lines += 1
-            key = (self.number, self.lines)
-            message = protocol.line_message(self.game_id, self.lines, raw.decode()[:-1], prev)
+            out.append(((self.number, self.lines), protocol.line_message(
+                self.game_id, self.lines, raw.decode()[:-1], prev)))
             prev = None
-            self.pending.append((key, message))
-            self.written.append((self.number, self.lines, now))
-        self.send()
+        return out
 
-    def step(self, now):
-        """Write the next line(s) of the table's journal; returns the milliseconds (at human
-        pace) until the next step."""
+    def step(self):
+        """The next line(s) of the table's journal, and the milliseconds (at human pace)
+        until the next step."""
         if self.game is None or self.game.finished:
             prev = [self.game_id, self.lines] if self.game is not None else None
             self.game = Game(*bep.HUMAN_SETUP)
             self.number += 1
             self.lines = self.actions = 0
-            self._write(writer.header_text(self.game).split("\n")[:-1], now, prev)
-            return step_ms(SETUP_MS, setup_keys(*bep.HUMAN_SETUP))
+            return (self._lines(writer.header_text(self.game).split("\n")[:-1], prev),
+                    step_ms(SETUP_MS, setup_keys(*bep.HUMAN_SETUP)))
         if self.redo is not None:
             action, self.redo = self.redo, None
-            self._write([writer.action_text(*action)[:-1]], now)
-            return step_ms(UNDO_MS, action_keys(*action))
+            return (self._lines([writer.action_text(*action)[:-1]]),
+                    step_ms(UNDO_MS, action_keys(*action)))
         if self.undo_next:   # as the human-paced game: an UNDO, then the action again
             self.undo_next = False
             self.redo = list(self.game.actions())[-1]
-            self._write(["undo"], now)
-            return step_ms(UNDO_MS, ["UNDO"])
+            return self._lines(["undo"]), step_ms(UNDO_MS, ["UNDO"])
         eh.step(self.game, self.rng)
         self.actions += 1
         self.undo_next = self.actions % bep.UNDO_EVERY == 0 and not self.game.finished
         action = list(self.game.actions())[-1]
-        self._write([writer.action_text(*action)[:-1]], now)
         wait = bep.THINK_MS[0] + self.think.below(bep.THINK_MS[1] - bep.THINK_MS[0])
-        return step_ms(wait, action_keys(*action))
+        return self._lines([writer.action_text(*action)[:-1]]), step_ms(
+            wait, action_keys(*action))
+
+    def prepare(self, first, seconds):
+        """Make the steps of `seconds` of play, the first `first` seconds after the start:
+        script holds (seconds from the start, lines)."""
+        due = first
+        while due < seconds:
+            lines, ms = self.step()
+            self.script.append((due, lines))
+            due += ms / 1000 / self.speed
 
 
 class Generator:
@@ -257,9 +275,16 @@ class Generator:
             self.turn(0.05)
         return False
 
-    def play(self, start, seconds, speed):
-        queue = [(start + i * 1.0 / len(self.tables) * 3 / speed, i)
-                 for i in range(len(self.tables))]
+    def prepare(self, seconds, speed):
+        """Every table's steps for `seconds` of play, their starts spread over the first 3 s
+        at human pace."""
+        for i, table in enumerate(self.tables):
+            table.prepare(i * 1.0 / len(self.tables) * 3 / speed, seconds)
+
+    def play(self, start, seconds):
+        """Each table writes its prepared steps at their moments; returns how late the
+        latest step was written (the generator's lag behind its schedule)."""
+        queue = [(start + t.script[0][0], i) for i, t in enumerate(self.tables) if t.script]
         heapq.heapify(queue)
         end = start + seconds
         lag = 0.0
@@ -270,9 +295,11 @@ class Generator:
             while queue and queue[0][0] <= now:
                 due, i = heapq.heappop(queue)
                 lag = max(lag, now - due)
-                ms = self.tables[i].step(now)
-                heapq.heappush(queue, (due + ms / 1000 / speed, i))
-            self.turn(min(queue[0][0], end) - time.monotonic())
+                table = self.tables[i]
+                table.write(table.script.popleft()[1], now)
+                if table.script:
+                    heapq.heappush(queue, (start + table.script[0][0], i))
+            self.turn(min(queue[0][0] if queue else end, end) - time.monotonic())
 
     def drain(self, deadline):
         while time.monotonic() < deadline and any(t.pending or t.window for t in self.tables):
@@ -282,6 +309,7 @@ class Generator:
 def generate(port, boxes, speed, seconds, drain, pipe):
     """A generator process: connect, say so, wait for the start, play, drain, report."""
     gen = Generator(port, boxes, speed)
+    gen.prepare(seconds, speed)
     t0 = time.monotonic()
     ok = gen.connect_all(t0 + 5 + 2 * len(boxes))
     pipe.send({"connected": ok, "connect_s": time.monotonic() - t0,
@@ -292,7 +320,7 @@ def generate(port, boxes, speed, seconds, drain, pipe):
         gen.turn(0.05)
     start = pipe.recv()
     cpu0 = sum(os.times()[:2])
-    lag = gen.play(start, seconds, speed)
+    lag = gen.play(start, seconds)
     cpu = sum(os.times()[:2]) - cpu0
     gen.drain(time.monotonic() + drain)
     pipe.send({"lines": [(t.box, g, s, w) for t in gen.tables for g, s, w in t.written],
