@@ -5,15 +5,17 @@ Two topics, both written only by the hall's account and read by the spectator's:
 
     matchbox/view/tables   retained: every table's view and the standings, as the hall has
                            them after digest n: what a page that connects gets at once
-        {"boot": "5e0c2a91", "n": 812, "z": "deflate"}
+        {"boot": "5e0c2a91", "n": 812, "z": "deflate", "t": 1732000000.123}
         {"tables": [VIEW, ...], "standings": {...}}
     matchbox/view/live     the digests, not retained: every DIGEST_S (0.4 s) at most, the
                            tables that changed since digest n - 1 (every line stored
                            meanwhile), and the standings when they changed
-        {"boot": "5e0c2a91", "n": 813, "z": "deflate"}
+        {"boot": "5e0c2a91", "n": 813, "z": "deflate", "t": 1732000000.523}
         {"tables": [VIEW, ...], "standings": {...}}
 
-Each message is a line of JSON (which digest it is), a newline, and its body: JSON compressed
+Each message is a line of JSON (which digest it is, and `t`, when the hall published it: its
+clock's seconds since 1970, what a tool measuring the delay to a viewer reads), a newline, and
+its body: JSON compressed
 by zlib (deflate; the browser's DecompressionStream("deflate") reads it). Compressed, the views
 of 170 tables take 8.7 KB instead of 110 KB: at 5000 viewers and two digests a second of every
 table, 87 MB/s through the broker instead of 1.1 GB/s. `read()` reads either.
@@ -148,8 +150,8 @@ class Publisher:
         self._snapshot_at = time.monotonic()
 
     def pack(self, body):
-        return ('{"boot": "%s", "n": %d, "z": "deflate"}\n' % (self.boot, self.n)).encode() \
-            + zlib.compress(body.encode(), 6)
+        return ('{"boot": "%s", "n": %d, "z": "deflate", "t": %.3f}\n'
+                % (self.boot, self.n, time.time())).encode() + zlib.compress(body.encode(), 6)
 
 
 def read(payload, limit=64 << 20):
