@@ -78,6 +78,7 @@ class Publisher:
         self._fresh = threading.Event()   # connected again: publish the snapshot at once
         self._stopping = threading.Event()
         self.connected = threading.Event()
+        self.ready = threading.Event()    # the first snapshot is on the broker
         self.client = protocol.client(CLIENT_ID, accounts.SERVICE, password, self)
         self.client.max_queued_messages_set(16)
         self.host, self.port = host, port
@@ -122,7 +123,10 @@ class Publisher:
 
     def tick(self):
         """Publish a digest of what changed since the last (and the snapshot), if anything
-        did or the broker was connected again; returns whether it published."""
+        did or the broker was connected again; returns whether it published. Nothing while
+        the broker is away: what changed meanwhile goes in the first digest after."""
+        if not self.connected.is_set():
+            return False
         views = self.site.changed(self._seen)
         standings = self.site.standings_now()[1]
         fresh = self._fresh.is_set() and self.connected.is_set()
@@ -148,6 +152,7 @@ class Publisher:
             ", ".join(hit[2] for hit in every), standings)
         self.client.publish(TABLES, self.pack(snapshot), qos=0, retain=True)
         self._snapshot_at = time.monotonic()
+        self.ready.set()
 
     def pack(self, body):
         return ('{"boot": "%s", "n": %d, "z": "deflate", "t": %.3f}\n'
