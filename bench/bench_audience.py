@@ -18,7 +18,8 @@ hall serve` and thousands of viewers following its page's topics through the aud
     viewer gets the first digest showing it; p50, p99, max over every (line, viewer); split at
     the moment the hall published that digest (its header's `t`): the hall's side (a line
     written to its digest published: the boxes' broker, the store, the wait for the next
-    digest) and the audience broker's (published to each viewer's read);
+    digest; and, beside it, a line written to the box's acknowledgement of it) and the
+    audience broker's (published to each viewer's read);
   - CPU seconds (user + system) over the measured window of every process: the hall, the
     audience broker, the boxes' broker, the viewers' and the generators' processes, from
     /proc; resident memory at its peak; the machine's load before and after.
@@ -345,6 +346,7 @@ def run(args, work):
     digests = published(kept, clock)
     (hist, hall_side, broker_side), unseen, missing = latencies(lines, shown, viewers, digests)
     compared, differ = checked_sums(viewers, digests)
+    acked = collections.Counter(ms for r in results for ms in r["acked_ms"])
     last = max(v["last"] or 0 for v in viewers)
     sizes = [len(p) for t, p in kept if t == audience.LIVE]
     return {
@@ -366,6 +368,7 @@ def run(args, work):
         "p50_ms": quantile(hist, 0.5), "p99_ms": quantile(hist, 0.99),
         "max_ms": max(hist) if hist else None, "pairs": sum(hist.values()),
         "hall_side_p50_ms": quantile(hall_side, 0.5), "hall_side_p99_ms": quantile(hall_side, 0.99),
+        "acked_p50_ms": quantile(acked, 0.5), "acked_p99_ms": quantile(acked, 0.99),
         "broker_side_p50_ms": quantile(broker_side, 0.5),
         "broker_side_p99_ms": quantile(broker_side, 0.99),
         "broker_side_max_ms": max(broker_side) if broker_side else None,
@@ -414,10 +417,12 @@ def report(out):
           % (out["crc_compared"], out["crc_differ"]))
     print("  latency, a line written to a viewer's message: p50 %s ms, p99 %s ms, max %s ms"
           % (out["p50_ms"], out["p99_ms"], out["max_ms"]))
-    print("    the hall's side (written to its digest published): p50 %s ms, p99 %s ms; the "
-          "audience broker's (published to each viewer): p50 %s ms, p99 %s ms, max %s ms"
-          % (out["hall_side_p50_ms"], out["hall_side_p99_ms"], out["broker_side_p50_ms"],
-             out["broker_side_p99_ms"], out["broker_side_max_ms"]))
+    print("    the hall's side (written to its digest published): p50 %s ms, p99 %s ms (to "
+          "the box's acknowledgement: p50 %s ms, p99 %s ms); the audience broker's (published "
+          "to each viewer): p50 %s ms, p99 %s ms, max %s ms"
+          % (out["hall_side_p50_ms"], out["hall_side_p99_ms"], out["acked_p50_ms"],
+             out["acked_p99_ms"], out["broker_side_p50_ms"], out["broker_side_p99_ms"],
+             out["broker_side_max_ms"]))
     print("  %d viewers that never read: %d closed by the audience broker"
           % (out["stalled"], out["stalled_closed_by_broker"]))
     print("  CPU over the %g s (user + system, %% of one core), memory:" % out["seconds"])

@@ -229,6 +229,7 @@ class Table:
         self.pending = collections.deque()   # (key, message) written, not yet sent
         self.window = collections.deque()    # (key, message) sent, not yet acknowledged
         self.written = []                    # (game number, seq, time written)
+        self.acked_at = {}                   # (game number, seq) -> when the hall acked it
         self.connected = self.refused = False
         self.disconnects = 0
         self.acked = (0, 0)
@@ -256,8 +257,9 @@ class Table:
             return
         if game is not None:
             self.acked = (protocol.game_number(game), seq)
+            now = time.monotonic()
             while self.window and self.window[0][0] <= self.acked:
-                self.window.popleft()
+                self.acked_at[self.window.popleft()[0]] = now
         self.send()
 
     def send(self):
@@ -436,6 +438,8 @@ def generate(port, boxes, speed, seconds, drain, pipe):
     cpu = sum(os.times()[:2]) - cpu0
     gen.drain(time.monotonic() + drain)
     pipe.send({"lines": [(t.box, g, s, w) for t in gen.tables for g, s, w in t.written],
+               "acked_ms": [int(1000 * (t.acked_at[g, s] - w)) for t in gen.tables
+                            for g, s, w in t.written if (g, s) in t.acked_at],
                "unacked": sum(len(t.pending) + len(t.window) for t in gen.tables),
                "disconnects": sum(t.disconnects for t in gen.tables),
                "cpu_s": cpu, "lag_s": lag})
