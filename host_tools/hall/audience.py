@@ -31,10 +31,11 @@ before its link to the hall's was ready did, with NATS 2.9) has it again within 
 
 Why digests: at 200 tables and ten times a human pace the hall stores about 700 lines a second;
 a message a line to each of 5000 viewers would be 3.5 million messages a second. A digest
-every 0.4 s is 2.5 messages a second a viewer, each carrying every table that changed. (Every
-0.25 s was tried: 20 000 messages a second took NATS 0.6 of a core and the bench's viewers a
-third of one, on a shared machine; 0.4 s leaves the latency within its second: the hall's own
-0.4 s at 200 tables, 0.4 s at most here, then the fan-out.)
+every 0.4 s is 2.5 messages a second a viewer, each carrying every table that changed. What a
+digest costs is its 5000 messages (NATS about 32 us of CPU each: docs/hall.md, "The audience
+at scale"), and what it adds to the latency is the wait for it, DIGEST_S at most: every 0.5 s
+took NATS a fifth less CPU and the hall's side 0.1 s longer; every 0.4 s leaves 0.5 s of the
+second to the hall's storing and the fan-out.
 """
 import json
 import secrets
