@@ -209,13 +209,10 @@ def more_files():
 
 
 def _child():
-    """In the child before nats-server runs: its files (more_files), a process group of its
-    own (a terminal's Ctrl-C goes to the hall, which stops it, not to it: else it ended
-    first and the hall said so and started it again), and on Linux its end with the hall's
-    (PR_SET_PDEATHSIG: the hall killed, even with SIGKILL, takes its broker along instead of
-    leaving it holding the viewers' port)."""
+    """In the child before nats-server runs: its files (more_files), and on Linux its end with
+    the hall's (PR_SET_PDEATHSIG: the hall killed, even with SIGKILL, takes its broker along
+    instead of leaving it holding the viewers' port)."""
     more_files()
-    os.setpgid(0, 0)
     try:
         import ctypes
         import signal
