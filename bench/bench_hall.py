@@ -7,8 +7,9 @@ For each size (default 50, 100, 200 and 500 tables), in a hall folder of its own
     enrol` runs: real accounts, Argon2 hashes, the broker checks each password); they speak
     the hall's protocol (host_tools.hall.protocol: each journal line one QoS 1 message on the
     box's topic, at most box.uplink.WINDOW lines not yet acknowledged, acknowledgements read from
-    the box's ack topic), with paho-mqtt clients driven by one poll loop a process, in a few
-    generator processes (--workers, default 2), not a thread a table;
+    the box's ack topic), each box's MQTT connection a Link (a few lines of MQTT 3.1.1, not
+    paho-mqtt: see why there) in one poll loop a process, in a few generator processes
+    (--workers, default 2), not a thread a table;
   - each table plays random legal games from the engine (tests/portable/engine_helpers, as
     bench_emulated_pico's human-paced game: 4 players, an UNDO and the action again every 8
     actions, a new game when one ends) and makes each line with the engine's writer exactly
@@ -49,6 +50,8 @@ import multiprocessing
 import os
 import selectors
 import shutil
+import socket
+import struct
 import sys
 import tempfile
 import threading
@@ -96,14 +99,122 @@ def human_pace():
 
 # --- a simulated table ------------------------------------------------------------------------
 
+class Link:
+    """A box's MQTT 3.1.1 connection, hand-written for the generator: CONNECT with the box's
+    account (a clean session), SUBSCRIBE to its ack topic at QoS 1 and PUBLISH its lines at
+    QoS 1 (as box.mqtt_link does), PUBACK each acknowledgement, PINGREQ every KEEPALIVE / 2.
+    Why not paho-mqtt here: paho reads each packet's header with a system call a byte and
+    spends about 60 us of Python on a packet; 200 tables at ten times a human pace are 3000
+    packets a second, which took a generator process most of a core while the hall and the
+    brokers it measures wanted the CPU. Here a read takes every packet that came, and the
+    packets written in a turn leave in one write."""
+
+    def __init__(self, owner, client_id, user, password):
+        self.owner = owner   # its _on_connect(refused), _on_disconnect(), _on_message(payload)
+        self.connect_packet = _packet(0x10, _field(b"MQTT") + b"\x04\xc2"
+                                      + struct.pack("!H", KEEPALIVE) + _field(client_id.encode())
+                                      + _field(user.encode()) + _field(password.encode()))
+        self.sock = None
+        self.inbox = bytearray()
+        self.out = bytearray()
+        self.pid = 0
+        self.sent_at = 0.0
+
+    def connect(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), 10)
+        self.sock.setblocking(False)
+        self.inbox.clear()
+        self.out[:] = self.connect_packet
+        self.sent_at = time.monotonic()
+        return self.sock
+
+    def subscribe(self, topic):
+        self.out += _packet(0x82, b"\0\1" + _field(topic.encode()) + b"\1")
+
+    def publish(self, topic, payload):
+        self.pid = self.pid % 0xFFFF + 1
+        self.out += _packet(0x32, _field(topic) + struct.pack("!H", self.pid) + payload)
+
+    def flush(self):
+        """Write what waits; whether some is left (the socket's buffer full)."""
+        try:
+            sent = self.sock.send(self.out)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False   # the read sees the connection lost
+        del self.out[:sent]
+        self.sent_at = time.monotonic()
+        return bool(self.out)
+
+    def ping(self, now):
+        if now - self.sent_at > KEEPALIVE / 2:
+            self.out += b"\xc0\0"
+
+    def read(self):
+        """Take every whole packet that came; False when the connection is lost."""
+        try:
+            data = self.sock.recv(1 << 16)
+        except BlockingIOError:
+            return True
+        except OSError:
+            data = b""
+        if not data:
+            self.sock.close()
+            return False
+        self.inbox += data
+        m, pos, end = self.inbox, 0, len(self.inbox)
+        while end - pos >= 2:
+            size, shift, at = 0, 0, pos + 1
+            while at < end:
+                size |= (m[at] & 0x7F) << shift
+                shift += 7
+                at += 1
+                if not m[at - 1] & 0x80:
+                    break
+            else:
+                break
+            if at + size > end:
+                break
+            kind = m[pos]
+            if kind >> 4 == 3:   # a PUBLISH: an acknowledgement (QoS 1: its PUBACK)
+                topic_end = at + 2 + (m[at] << 8 | m[at + 1])
+                body = topic_end + 2 * bool(kind & 6)
+                if kind & 6:
+                    self.out += b"\x40\x02" + m[topic_end:body]
+                self.owner._on_message(bytes(m[body:at + size]))
+            elif kind == 0x20:   # CONNACK
+                self.owner._on_connect(m[at + 1] != 0)
+            pos = at + size
+        del self.inbox[:pos]
+        return True
+
+
+def _field(data):
+    return struct.pack("!H", len(data)) + data
+
+
+def _packet(first, body):
+    """An MQTT packet: its first byte, the remaining length (1 to 4 bytes), the body."""
+    head, n = bytearray([first]), len(body)
+    while True:
+        head.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(head) + body
+
+
 class Table:
     """One box: its games made by the engine at the (sped-up) human pace, its journal lines as
     the box writes them, sent by the hall's protocol from a window of unacknowledged lines.
-    It is its paho client's owner (protocol.client: _on_connect, _on_disconnect, _on_message)."""
+    Its lines are made before the clock starts (prepare: the engine's work is not the
+    generator's load while it plays); play hands each step's lines to the MQTT client at its
+    moment. It is its Link's owner (_on_connect, _on_disconnect, _on_message)."""
 
     def __init__(self, box, password, seed, speed):
         self.box = box
-        self.client = protocol.client("box-" + box, box, password, self)
+        self.link = Link(self, "box-" + box, box, password)
+        self.topic = protocol.journal_topic(box).encode()
         self.speed = speed
         self.rng = eh.Lcg(seed)
         self.think = eh.Lcg(seed + 100)
@@ -114,9 +225,11 @@ class Table:
         self.actions = 0
         self.redo = None      # the action to key again after an UNDO
         self.undo_next = False
+        self.script = collections.deque()    # (due, [(key, message)]) of the steps to come
         self.pending = collections.deque()   # (key, message) written, not yet sent
         self.window = collections.deque()    # (key, message) sent, not yet acknowledged
         self.written = []                    # (game number, seq, time written)
+        self.acked_at = {}                   # (game number, seq) -> when the hall acked it
         self.connected = self.refused = False
         self.disconnects = 0
         self.acked = (0, 0)
@@ -124,83 +237,99 @@ class Table:
         self.loop = None      # the generator's loop (set by Generator)
 
     # the broker's side
-    def _on_connect(self, client, userdata, flags, reason, properties):
-        if reason.is_failure:
+    def _on_connect(self, refused):
+        if refused:
             self.refused = True
             return
         self.connected = True
-        client.subscribe(protocol.ack_topic(self.box), qos=1)
+        self.link.subscribe(protocol.ack_topic(self.box))
+        self.send()
 
-    def _on_disconnect(self, client, userdata, flags, reason, properties):
+    def _on_disconnect(self):
         if self.connected:
             self.disconnects += 1
         self.connected = False
 
-    def _on_message(self, client, userdata, message):
+    def _on_message(self, payload):
         try:
-            _boot, game, seq = protocol.read_ack(message.payload)
+            _boot, game, seq = protocol.read_ack(payload)
         except protocol.ProtocolError:
             return
         if game is not None:
             self.acked = (protocol.game_number(game), seq)
+            now = time.monotonic()
             while self.window and self.window[0][0] <= self.acked:
-                self.window.popleft()
+                self.acked_at[self.window.popleft()[0]] = now
         self.send()
 
     def send(self):
         while self.connected and self.pending and len(self.window) < WINDOW:
             key, message = self.pending.popleft()
-            self.client.publish(protocol.journal_topic(self.box), message, qos=1)
+            self.link.publish(self.topic, message)
             self.window.append((key, message))
             self.sent += 1
-        if self.client.want_write():
+        if self.link.out:
             self.loop.writing.add(self)
 
+    def write(self, lines, now):
+        """The box writes a step's lines (its journal has them) at `now`."""
+        for key, message in lines:
+            self.pending.append((key, message))
+            self.written.append(key + (now,))
+        self.send()
+
     # the journal's side
-    def _write(self, texts, now, prev=None):
+    def _lines(self, texts, prev=None):
         tagged = [writer.tagged(self.lines + i + 1, t) for i, t in enumerate(texts)]
         if self.lines == 0:
             self.game_id = protocol.game_id(self.number, b"".join(tagged))
+        out = []
         for raw in tagged:
             self.lines += 1
-            key = (self.number, self.lines)
-            message = protocol.line_message(self.game_id, self.lines, raw.decode()[:-1], prev)
+            out.append(((self.number, self.lines), protocol.line_message(
+                self.game_id, self.lines, raw.decode()[:-1], prev)))
             prev = None
-            self.pending.append((key, message))
-            self.written.append((self.number, self.lines, now))
-        self.send()
+        return out
 
-    def step(self, now):
-        """Write the next line(s) of the table's journal; returns the milliseconds (at human
-        pace) until the next step."""
+    def step(self):
+        """The next line(s) of the table's journal, and the milliseconds (at human pace)
+        until the next step."""
         if self.game is None or self.game.finished:
             prev = [self.game_id, self.lines] if self.game is not None else None
             self.game = Game(*bep.HUMAN_SETUP)
             self.number += 1
             self.lines = self.actions = 0
-            self._write(writer.header_text(self.game).split("\n")[:-1], now, prev)
-            return step_ms(SETUP_MS, setup_keys(*bep.HUMAN_SETUP))
+            return (self._lines(writer.header_text(self.game).split("\n")[:-1], prev),
+                    step_ms(SETUP_MS, setup_keys(*bep.HUMAN_SETUP)))
         if self.redo is not None:
             action, self.redo = self.redo, None
-            self._write([writer.action_text(*action)[:-1]], now)
-            return step_ms(UNDO_MS, action_keys(*action))
+            return (self._lines([writer.action_text(*action)[:-1]]),
+                    step_ms(UNDO_MS, action_keys(*action)))
         if self.undo_next:   # as the human-paced game: an UNDO, then the action again
             self.undo_next = False
             self.redo = list(self.game.actions())[-1]
-            self._write(["undo"], now)
-            return step_ms(UNDO_MS, ["UNDO"])
+            return self._lines(["undo"]), step_ms(UNDO_MS, ["UNDO"])
         eh.step(self.game, self.rng)
         self.actions += 1
         self.undo_next = self.actions % bep.UNDO_EVERY == 0 and not self.game.finished
         action = list(self.game.actions())[-1]
-        self._write([writer.action_text(*action)[:-1]], now)
         wait = bep.THINK_MS[0] + self.think.below(bep.THINK_MS[1] - bep.THINK_MS[0])
-        return step_ms(wait, action_keys(*action))
+        return self._lines([writer.action_text(*action)[:-1]]), step_ms(
+            wait, action_keys(*action))
+
+    def prepare(self, first, seconds):
+        """Make the steps of `seconds` of play, the first `first` seconds after the start:
+        script holds (seconds from the start, lines)."""
+        due = first
+        while due < seconds:
+            lines, ms = self.step()
+            self.script.append((due, lines))
+            due += ms / 1000 / self.speed
 
 
 class Generator:
-    """Many tables in one process: one poll loop for every table's MQTT client (paho-mqtt
-    without its thread: loop_read, loop_write, loop_misc)."""
+    """Many tables in one process: one poll loop for every table's Link; what the links
+    wrote in a turn leaves at its end."""
 
     def __init__(self, port, boxes, speed):
         self.port = port
@@ -213,40 +342,43 @@ class Generator:
             t.loop = self
 
     def connect(self, table):
-        table.client.connect("127.0.0.1", self.port, keepalive=KEEPALIVE)
-        self.selector.register(table.client.socket(), selectors.EVENT_READ, table)
+        try:
+            self.selector.register(table.link.connect(self.port), selectors.EVENT_READ, table)
+        except OSError:
+            self.lost.add(table)
+            return
+        self.writing.add(table)
 
     def turn(self, timeout):
         for key, _ in self.selector.select(max(0.0, timeout)):
             table = key.data
-            if table.client.loop_read(10) != 0:   # the broker dropped it: again in a moment
+            if not table.link.read():   # the broker dropped it: again in a moment
                 self.selector.unregister(key.fileobj)
-                table.connected = False
+                table._on_disconnect()
                 self.lost.add(table)
+            elif table.link.out:
+                self.writing.add(table)
         for table in list(self.writing):
-            table.client.loop_write()
-            if not table.client.want_write():
+            if table in self.lost or not table.link.flush():
                 self.writing.discard(table)
         now = time.monotonic()
         if now > self.misc_at:
             self.misc_at = now + 1
             for table in self.tables:
-                if table not in self.lost and table.client.socket() is not None:
-                    table.client.loop_misc()
+                if table not in self.lost and table.link.sock is not None:
+                    table.link.ping(now)
+                    if table.link.out:
+                        self.writing.add(table)
             for table in list(self.lost)[:CONNECTING]:
-                try:
-                    table.client.reconnect()
-                except OSError:
-                    continue
                 self.lost.discard(table)
                 table.pending.extendleft(reversed(table.window))   # sent again, as the uplink
                 table.window.clear()
-                self.selector.register(table.client.socket(), selectors.EVENT_READ, table)
+                self.connect(table)
 
     def connect_all(self, deadline):
         waiting = list(self.tables)
         while time.monotonic() < deadline:
-            opening = [t for t in self.tables if t.client.socket() is not None and not t.connected]
+            opening = [t for t in self.tables if t.link.sock is not None and not t.connected]
             while waiting and len(opening) < CONNECTING:
                 opening.append(waiting.pop(0))
                 self.connect(opening[-1])
@@ -257,9 +389,16 @@ class Generator:
             self.turn(0.05)
         return False
 
-    def play(self, start, seconds, speed):
-        queue = [(start + i * 1.0 / len(self.tables) * 3 / speed, i)
-                 for i in range(len(self.tables))]
+    def prepare(self, seconds, speed):
+        """Every table's steps for `seconds` of play, their starts spread over the first 3 s
+        at human pace."""
+        for i, table in enumerate(self.tables):
+            table.prepare(i * 1.0 / len(self.tables) * 3 / speed, seconds)
+
+    def play(self, start, seconds):
+        """Each table writes its prepared steps at their moments; returns how late the
+        latest step was written (the generator's lag behind its schedule)."""
+        queue = [(start + t.script[0][0], i) for i, t in enumerate(self.tables) if t.script]
         heapq.heapify(queue)
         end = start + seconds
         lag = 0.0
@@ -270,9 +409,11 @@ class Generator:
             while queue and queue[0][0] <= now:
                 due, i = heapq.heappop(queue)
                 lag = max(lag, now - due)
-                ms = self.tables[i].step(now)
-                heapq.heappush(queue, (due + ms / 1000 / speed, i))
-            self.turn(min(queue[0][0], end) - time.monotonic())
+                table = self.tables[i]
+                table.write(table.script.popleft()[1], now)
+                if table.script:
+                    heapq.heappush(queue, (start + table.script[0][0], i))
+            self.turn(min(queue[0][0] if queue else end, end) - time.monotonic())
 
     def drain(self, deadline):
         while time.monotonic() < deadline and any(t.pending or t.window for t in self.tables):
@@ -282,6 +423,7 @@ class Generator:
 def generate(port, boxes, speed, seconds, drain, pipe):
     """A generator process: connect, say so, wait for the start, play, drain, report."""
     gen = Generator(port, boxes, speed)
+    gen.prepare(seconds, speed)
     t0 = time.monotonic()
     ok = gen.connect_all(t0 + 5 + 2 * len(boxes))
     pipe.send({"connected": ok, "connect_s": time.monotonic() - t0,
@@ -292,15 +434,18 @@ def generate(port, boxes, speed, seconds, drain, pipe):
         gen.turn(0.05)
     start = pipe.recv()
     cpu0 = sum(os.times()[:2])
-    lag = gen.play(start, seconds, speed)
+    lag = gen.play(start, seconds)
     cpu = sum(os.times()[:2]) - cpu0
     gen.drain(time.monotonic() + drain)
     pipe.send({"lines": [(t.box, g, s, w) for t in gen.tables for g, s, w in t.written],
+               "acked_ms": [int(1000 * (t.acked_at[g, s] - w)) for t in gen.tables
+                            for g, s, w in t.written if (g, s) in t.acked_at],
                "unacked": sum(len(t.pending) + len(t.window) for t in gen.tables),
                "disconnects": sum(t.disconnects for t in gen.tables),
                "cpu_s": cpu, "lag_s": lag})
     for t in gen.tables:
-        t.client.disconnect()
+        if t.link.sock is not None:
+            t.link.sock.close()
 
 
 # --- the page's client --------------------------------------------------------------------------
@@ -516,7 +661,7 @@ def report(out):
           "actions): %.2f s a line, %.2f lines/s a table; at %gx: %.2f lines/s a table"
           % (KEY_MS, bep.UNDO_EVERY, pace["human_s_per_line"], pace["human_lines_per_s"],
              pace["speed"], pace["table_lines_per_s"]))
-    print("  generator: %d processes, one poll loop each (paho-mqtt, no thread a table); "
+    print("  generator: %d processes, one poll loop each (a Link a table, no thread); "
           "%d boxes enrolled in %.0f s" % (out["workers"], out["enrolled"], out["enrol_s"]))
     head = ("tables", "lines/s", "p50 ms", "p99 ms", "max ms", "unseen", "events/s",
             "hall CPU", "ms/line", "RSS MB", "peak MB", "gen CPU", "connect s", "load")

@@ -1,21 +1,31 @@
 """Many viewers of the hall's audience in one process: each a WebSocket connection to the
-audience broker speaking just enough MQTT to follow the page's topics, as the page does
-(host_tools/hall/audience.py): the retained snapshot, then every digest after it.
+audience broker (ws://, or wss:// given a TLS context) speaking just enough MQTT to follow the
+page's topics, as the page does (host_tools/hall/audience.py): the retained snapshot, then
+every digest after it.
 
-Hand-written (about 150 lines) because the audience tests and bench need thousands of viewers on
-two cores: paho-mqtt over WebSockets is a client object, a thread (or a loop's callbacks) and a
-full parse of every message a connection, where a viewer here is a socket in one selector loop
-that reads each digest's number from its first bytes and keeps when it came. Frames it sends are
-masked with a zero key (RFC 6455 allows any key); it never sends a payload over 125 bytes."""
+Hand-written (about 200 lines) because the audience tests and bench need thousands of viewers
+on two cores: paho-mqtt over WebSockets is a client object, a thread (or a loop's callbacks)
+and a full parse of every message a connection, where a viewer here is a socket in one selector
+loop, its bytes read into one buffer the crowd shares, each digest's number read from its
+first bytes and the moment it came kept. What proves a viewer got each digest whole without
+unpacking every one: its numbers (none missing from its snapshot on) and, for one digest in
+`sample` (n % sample == the viewer's number % sample, so that every digest is checked by some
+viewers), the CRC-32 of its bytes, which the bench and the tests compare with those of a viewer
+that keeps, unpacks and reads every message (`keep`). Frames it sends are masked with a zero
+key (RFC 6455 allows any key); it never sends a payload over 125 bytes."""
 import base64
 import os
 import re
 import selectors
 import socket
+import ssl
 import struct
 import time
+import zlib
 
 NUMBER = re.compile(rb'\{"boot": "([0-9a-f]+)", "n": (\d+)')
+READ = 1 << 16   # bytes a read takes at most (below malloc's mmap threshold: no mmap a read)
+WAIT = (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError)
 
 
 def _text(s):
@@ -55,29 +65,31 @@ class Viewer:
 
     def __init__(self, crowd, number):
         self.crowd = crowd
+        self.number = number
         self.id = "view-%s-%d" % (crowd.name, number)
         self.sock = socket.socket()
         self.sock.setblocking(False)
+        if crowd.tls is not None:   # its TLS begins once the TCP connection is made
+            self.sock = crowd.tls.wrap_socket(self.sock, server_hostname=crowd.host,
+                                              do_handshake_on_connect=False)
         self.state = "connecting"
         self.ws = bytearray()     # bytes of WebSocket frames not yet taken
         self.mqtt = bytearray()   # bytes of MQTT packets not yet taken
-        self.refused = None       # why the broker refused it (CONNACK's code, SUBACK's)
+        self.refused = None       # why it was refused (TLS, the upgrade, CONNACK's, SUBACK's)
         self.closed = False
         self.boot = None
         self.snapshot = None      # the n of the snapshot it took
         self.last = None          # the n of the last digest it has
         self.gaps = 0             # digests it missed (a gap before one it got)
         self.times = {}           # n -> when it came (the snapshot's n included)
+        self.sums = {}            # n -> CRC-32 of the digest's bytes, for its sample of them
         self.kept = []            # (topic, payload) of every message, when the crowd keeps them
         self.early = []           # (boot, n) of digests that came before its snapshot
 
-    def start(self, port):
+    def start(self):
         if not self.crowd.reading:   # a small window: the broker's bound is met soon
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        try:
-            self.sock.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
+        self.sock.connect_ex((self.crowd.address, self.crowd.port))
 
     def send(self, data):
         try:
@@ -85,40 +97,65 @@ class Viewer:
         except OSError:
             self.close()
 
-    def opened(self):
+    def opening(self):
+        """The socket is ready while connecting: its TLS handshake's next step, then the
+        WebSocket's upgrade."""
+        if self.crowd.tls is not None:
+            self.state = "handshake"
+            try:
+                self.sock.do_handshake()
+            except ssl.SSLWantReadError:
+                return self.crowd.watch(self, selectors.EVENT_READ)
+            except ssl.SSLWantWriteError:
+                return self.crowd.watch(self, selectors.EVENT_WRITE)
+            except (ssl.SSLError, OSError) as exc:
+                self.refused = "TLS: %s" % (getattr(exc, "verify_message", None)
+                                            or getattr(exc, "reason", None) or exc)
+                return self.close()
         key = base64.b64encode(os.urandom(16)).decode()
-        self.send(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: "
+        self.send(("GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: "
                    "Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
-                   "Sec-WebSocket-Protocol: mqtt\r\n\r\n" % (self.crowd.path, key)).encode())
-        self.state = "upgrading"
+                   "Sec-WebSocket-Protocol: mqtt\r\n\r\n" % (self.crowd.path, self.crowd.host,
+                                                             key)).encode())
+        if not self.closed:
+            self.state = "upgrading"
+            self.crowd.watch(self, selectors.EVENT_READ)
 
     def read(self):
-        """Take what came: whole frames parsed where they lie in the bytes read (a partial
-        frame or packet kept for the next read), so that a backlog costs no copying over."""
-        try:
-            data = self.sock.recv(1 << 18)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            return self.close()
-        if self.ws:
-            data = bytes(self.ws) + data
-            self.ws.clear()
+        """Take what came (and, over TLS, what its layer holds already)."""
+        while not self.closed:
+            try:
+                n = self.sock.recv_into(self.crowd.buffer)
+            except WAIT:
+                return
+            except OSError:
+                n = 0
+            if not n:
+                return self.close()
+            if self.ws:   # a partial frame before: joined (a copy, only then)
+                self.ws += memoryview(self.crowd.buffer)[:n]
+                data, self.ws = self.ws, bytearray()
+                self.frames(data, len(data))
+            else:
+                self.frames(self.crowd.buffer, n)
+            if self.crowd.tls is None or not self.sock.pending():
+                return
+
+    def frames(self, data, end):
+        """The whole frames in data[:end], parsed where they lie; what is left of a partial
+        frame or packet is copied (the crowd's buffer is the next read's)."""
         pos = 0
         if self.state == "upgrading":
-            end = data.find(b"\r\n\r\n")
-            if end < 0:
-                self.ws += data
+            head = data.find(b"\r\n\r\n", 0, end)
+            if head < 0:
+                self.ws += data[:end]
                 return
             if not data.startswith(b"HTTP/1.1 101"):
-                self.refused = data[:end].split(b"\r\n")[0].decode(errors="replace")
+                self.refused = bytes(data[:head]).split(b"\r\n")[0].decode(errors="replace")
                 return self.close()
-            pos = end + 4
+            pos = head + 4
             self.state = "connack"
             self.send(_frame(connect_packet(self.id, self.crowd.user, self.crowd.password)))
-        end = len(data)
         while end - pos >= 2 and not self.closed:
             size, at = data[pos + 1] & 0x7F, pos + 2
             if size == 126:
@@ -144,7 +181,7 @@ class Viewer:
                 return self.close()
             pos = at + size
         if pos < end and not self.closed:
-            self.ws += data[pos:]
+            self.ws += data[pos:end]
 
     def _packets(self, m, pos, end, buffered):
         """The MQTT packets in m[pos:end]; a partial one is kept (in self.mqtt)."""
@@ -163,7 +200,7 @@ class Viewer:
             kind = m[pos] >> 4
             if kind == 3:
                 tlen = (m[at] << 8) | m[at + 1]
-                self.message(bytes(m[at + 2:at + 2 + tlen]), m, at + 2 + tlen, at + size)
+                self.message(m[at + 2:at + 2 + tlen], m, at + 2 + tlen, at + size)
             elif kind == 2:   # CONNACK
                 if m[at + 1] != 0:
                     self.refused = "CONNACK %d" % m[at + 1]
@@ -179,16 +216,15 @@ class Viewer:
             self.mqtt += m[pos:end]
 
     def message(self, topic, m, start, stop):
-        """A PUBLISH on topic (bytes) whose payload is m[start:stop]."""
+        """A PUBLISH on topic whose payload is m[start:stop]."""
         now = time.monotonic()
         if self.crowd.keep:
-            self.kept.append((topic.decode(), bytes(m[start:stop])))
+            self.kept.append((bytes(topic).decode(), bytes(m[start:stop])))
         found = NUMBER.match(m, start, min(stop, start + 64))
         if found is None:
             return
-        topic = self.crowd.tables if topic == self.crowd.tables_b else self.crowd.live
         boot, n = found.group(1), int(found.group(2))
-        if topic == self.crowd.tables:
+        if topic == self.crowd.tables_b:
             if self.snapshot is None or boot != self.boot:
                 self.send(_frame(unsubscribe_packet(2, self.crowd.tables)))
                 self.boot, self.snapshot, self.last = boot, n, n
@@ -201,15 +237,19 @@ class Viewer:
             if len(self.early) < 64:
                 self.early.append((boot, n))   # before its snapshot: kept for after it
             return
-        self.digest(n, now)
+        if self.digest(n, now) and (self.crowd.keep or n % self.crowd.sample
+                                    == self.number % self.crowd.sample):
+            self.sums[n] = zlib.crc32(memoryview(m)[start:stop])
 
     def digest(self, n, now):
+        """Take digest n; whether it is new."""
         if n <= self.last:
-            return
+            return False
         if n != self.last + 1:
             self.gaps += n - self.last - 1
         self.last = n
         self.times[n] = now
+        return True
 
     def close(self):
         if not self.closed:
@@ -219,19 +259,26 @@ class Viewer:
 
 
 class Crowd:
-    """`count` viewers of the audience broker's WebSocket on 127.0.0.1:port in one selector
-    loop; `keep`: keep every message's payload (a few viewers that check what they got)."""
+    """`count` viewers of the audience broker's WebSocket at host:port in one selector loop;
+    `keep`: keep every message's payload (a few viewers that check what they got); `tls`: an
+    ssl.SSLContext for wss:// (the server's certificate checked for `host`); `sample`: a
+    viewer keeps the CRC-32 of one digest in `sample` (of every digest when it keeps them)."""
 
     def __init__(self, port, user, password, count, live, tables, path="/mqtt", keep=False,
-                 reading=True):
+                 reading=True, tls=None, host="127.0.0.1", sample=16):
         self.port, self.user, self.password = port, user, password
         self.live, self.tables, self.path, self.keep = live, tables, path, keep
+        self.tls, self.host, self.sample = tls, host, sample
+        self.address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0]
         self.tables_b = tables.encode()
         self.reading = reading   # False: viewers that never read (the broker's queue bound)
         self.name = os.urandom(4).hex()   # in each viewer's client id (a broker's one session)
+        self.buffer = bytearray(READ)   # every read's bytes, parsed before the next read
         self.selector = selectors.DefaultSelector()
         self.viewers = [Viewer(self, i) for i in range(count)]
 
+    def watch(self, viewer, events):
+        self.selector.modify(viewer.sock, events, viewer)
 
     def forget(self, viewer):
         try:
@@ -247,7 +294,7 @@ class Crowd:
             done = sum(1 for v in self.viewers[:started] if v.closed or v.snapshot is not None)
             while started < len(self.viewers) and started - done < at_once:
                 v = self.viewers[started]
-                v.start(self.port)
+                v.start()
                 self.selector.register(v.sock, selectors.EVENT_WRITE, v)
                 started += 1
             if done == len(self.viewers):
@@ -258,9 +305,8 @@ class Crowd:
     def turn(self, timeout):
         for key, events in self.selector.select(timeout):
             v = key.data
-            if events & selectors.EVENT_WRITE:
-                v.opened()
-                self.selector.modify(v.sock, selectors.EVENT_READ, v)
+            if v.state in ("connecting", "handshake"):
+                v.opening()
             elif v.state != "live" or self.reading or v.snapshot is None:
                 v.read()
                 if v.state == "live" and v.snapshot is not None and not self.reading:

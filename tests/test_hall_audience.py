@@ -7,10 +7,12 @@ once. The spectator account reads the views and nothing else. `make bench-audien
 large version (bench/bench_audience.py)."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import time
+import zlib
 
 import pytest
 
@@ -40,12 +42,12 @@ def hub(tmp_path):
     return hall, nats.Server(conf, os.path.join(nats.folder(hall), "nats.log")).start()
 
 
-def reconnecting(settings, port, seconds):
+def reconnecting(settings, port, seconds, tls=None):
     """A viewer that connects again until it has its snapshot, as the page does (mqtt.js
     connects again every 2 s); the crowd of one it is in."""
     deadline = time.monotonic() + seconds
     while True:
-        one = crowd(settings, 1, port=port, keep=True)
+        one = crowd(settings, 1, port=port, keep=True, tls=tls)
         if one.connect(time.monotonic() + 8):
             return one
         one.close()
@@ -67,10 +69,10 @@ def merged(viewer):
     return shown
 
 
-def send_games(hall, boxes, lines_each, crowds, seconds_between=0.05):
+def send_games(hall, boxes, lines_each, crowds, seconds_between=0.05, tls=None):
     """Each box sends its game's first lines_each lines (a QoS 1 message a line, as the box's
     link), the crowds reading meanwhile; returns {box: lines sent}."""
-    clients = {b: Client(hall.mqtt, b, box_password(hall, b)) for b in boxes}
+    clients = {b: Client(hall.mqtt, b, box_password(hall, b), tls=tls) for b in boxes}
     games = {b: journal(7 + i)[0][:lines_each] for i, b in enumerate(boxes)}
     for seq in range(1, lines_each + 1):
         for b in boxes:
@@ -102,12 +104,18 @@ def settle(hall, crowds, sent, timeout=60):
     raise AssertionError("the viewers did not settle")
 
 
-def check_every_update(crowds, last):
+def check_every_update(crowds, last, reference=None):
+    """Every viewer has every digest from its snapshot to the last; with a `reference` (a
+    viewer that kept every message), each digest whose CRC-32 a viewer kept is its bytes."""
+    sums = {} if reference is None else {
+        audience.read(p)[1]: zlib.crc32(p) for t, p in reference.kept if t == audience.LIVE}
     for c in crowds:
         for v in c.viewers:
             assert not v.closed and v.refused is None, (v.id, v.refused)
             assert v.gaps == 0 and v.last == last, (v.id, v.gaps, v.last, last)
             assert sorted(v.times) == list(range(v.snapshot, last + 1)), v.id
+            if reference is not None:
+                assert v.sums and all(sums[n] == crc for n, crc in v.sums.items()), v.id
 
 
 def test_every_viewer_gets_every_update(tmp_path):
@@ -116,13 +124,13 @@ def test_every_viewer_gets_every_update(tmp_path):
     with served(tmp_path, "amqtt") as hall:
         settings = hall.audience()
         assert settings["user"] == nats.SPECTATOR and settings["path"] == "/mqtt"
-        many = crowd(settings, VIEWERS)
+        many = crowd(settings, VIEWERS, sample=4)   # every viewer checks some digests whole
         assert many.connect(time.monotonic() + 60), [v.refused for v in many.viewers if v.refused]
         kept = crowd(settings, 2, keep=True)
         assert kept.connect(time.monotonic() + 20)
         sent = send_games(hall, ["t1", "t2"], 30, [many, kept])
         last = settle(hall, [many, kept], sent)
-        check_every_update([many, kept], last)
+        check_every_update([many, kept], last, kept.viewers[0])
         assert last - min(v.snapshot for v in many.viewers) >= 5   # it took several digests
         views = hall.tables()
         for v in kept.viewers:
@@ -211,47 +219,90 @@ def test_too_many_connections_and_idle_ones_are_refused(tmp_path, monkeypatch):
         server.stop()
 
 
-def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
-    """The hall's audience broker and a leaf node (`hall leaf-conf`, another machine's
-    nats-server on loopback here): viewers on the leaf get every update as the hall's own do,
-    and a late one there every table at once; the leaf killed (SIGKILL), the hall's viewers go
-    on without a gap; the hall's node killed, the leaf's viewers keep their connection."""
-    leaf_ws = free_port()
-    with served(tmp_path, "amqtt", extra=["--leaf-port", "0"]) as hall:
+def leaf_conf(hall, hub, tmp_path, name, port, *more):
+    """`hall leaf-conf` of a TLS hall for a leaf on loopback, written to tmp_path/NAME/."""
+    out = subprocess.run(CLI + ["hall", "leaf-conf", hall.folder, "--hub", "127.0.0.1:%d" % hub,
+                                "--tls", "--host", "127.0.0.1", "--name", name,
+                                "--audience-port", str(port), "--store-dir",
+                                str(tmp_path / (name + "-store")), "-o",
+                                str(tmp_path / name / "leaf.conf")] + list(more),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    return str(tmp_path / name)
+
+
+def links(log, name):
+    """How many times the leaf `name` linked to the hall's node (NATS 2.9 says a leaf's link
+    is made, JetStream's domains mapped, only once its TLS and its login are through)."""
+    try:
+        with open(log) as f:
+            return f.read().count('Domain Mapping "$JS.%s.API.INFO"' % name)
+    except FileNotFoundError:
+        return 0
+
+
+def test_two_nodes_over_tls_viewers_on_a_leaf_and_one_node_killed(tmp_path):
+    """The hall's audience broker (with --tls) and a leaf node (`hall leaf-conf`, another
+    machine's nats-server on loopback here, run in its folder with the files leaf-conf wrote):
+    its link checks the hall's certificate against the CA, its viewers come over wss://, get
+    every update as the hall's own do, and a late one there every table at once; a leaf given
+    another CA is refused by its link, plain clients on the TLS ports are refused; the leaf
+    killed (SIGKILL), the hall's viewers go on without a gap; the hall's node killed, the
+    leaf's viewers keep their connection."""
+    from host_tools.hall import certs
+    leaf_ws, wrong_ws = free_port(), free_port()
+    with served(tmp_path, "amqtt", tls=True, extra=["--leaf-port", "0"]) as hall:
         settings = hall.audience()
-        hub = int(hall.said.split("leaf nodes on ")[1].split(";")[0])
-        conf = str(tmp_path / "leaf.conf")
-        out = subprocess.run(CLI + ["hall", "leaf-conf", hall.folder, "--hub", "127.0.0.1:%d" % hub,
-                                    "--host", "127.0.0.1", "--audience-port", str(leaf_ws),
-                                    "--store-dir", str(tmp_path / "leaf-store"), "-o", conf],
-                             capture_output=True, text=True, timeout=60)
-        assert out.returncode == 0, out.stderr
-        leaf = nats.Server(conf, str(tmp_path / "leaf.log")).start()
+        ctx = certs.client_context(hall.folder)
+        hub = int(hall.said.split("leaf nodes on ")[1].split(";")[0].split(")")[0])
+        folder = leaf_conf(hall, hub, tmp_path, "leaf1", leaf_ws)
+        modes = {n: os.stat(os.path.join(folder, n)).st_mode & 0o777 for n in os.listdir(folder)}
+        assert modes == {"leaf.conf": 0o600, "ca.pem": 0o644, "leaf1.pem": 0o644,
+                         "leaf1.key": 0o600}   # the CA's key stays in the hall's folder
+        log = str(tmp_path / "leaf.log")
+        leaf = nats.Server("leaf.conf", log, cwd=folder).start()   # as run on its machine
+        # another CA than the hall's: its link is refused, one line a try in its log
+        wrong = leaf_conf(hall, hub, tmp_path, "leaf2", wrong_ws)
+        certs.authority(str(tmp_path / "another"))
+        shutil.copy(certs.ca_file(str(tmp_path / "another")), os.path.join(wrong, "ca.pem"))
+        refused = nats.Server("leaf.conf", str(tmp_path / "wrong.log"), cwd=wrong).start()
         try:
-            linked = lambda times: until(lambda: open(str(tmp_path / "leaf.log")).read().count(
-                "Leafnode connection created") >= times, 20)
-            assert linked(1)
-            here = crowd(settings, 40)
-            there = crowd(settings, 40, port=leaf_ws, keep=True)
+            assert until(lambda: links(log, "leaf1") >= 1, 20)
+            assert until(lambda: "TLS leafnode handshake error: x509: certificate signed by "
+                         "unknown authority" in open(str(tmp_path / "wrong.log")).read(), 20)
+            refused.stop()
+            assert links(str(tmp_path / "wrong.log"), "leaf2") == 0
+            # plain clients on the TLS ports: the leaf port, the hub's and the leaf's wss://
+            with socket.create_connection(("127.0.0.1", hub), 10) as plain:
+                plain.settimeout(10)
+                assert b'"tls_required":true' in plain.recv(4096)
+                plain.sendall(b'CONNECT {"user": "leaf", "pass": "x"}\r\nPING\r\n')
+                assert plain.recv(4096) == b""   # closed, no PONG
+            for port in (settings["port"], leaf_ws):
+                clear = crowd(settings, 1, port=port)
+                assert not clear.connect(time.monotonic() + 10) and clear.viewers[0].closed
+                clear.close()
+            here = crowd(settings, 40, tls=ctx)
+            there = crowd(settings, 40, port=leaf_ws, keep=True, tls=ctx)
             assert here.connect(time.monotonic() + 30) and there.connect(time.monotonic() + 30)
-            sent = send_games(hall, ["t1"], 12, [here, there])
+            sent = send_games(hall, ["t1"], 12, [here, there], tls=ctx)
             last = settle(hall, [here, there], sent)
             check_every_update([here, there], last)
             assert merged(there.viewers[0]) == hall.tables()
-            late = crowd(settings, 1, port=leaf_ws, keep=True)
+            late = crowd(settings, 1, port=leaf_ws, keep=True, tls=ctx)
             assert late.connect(time.monotonic() + 20)
             assert late.viewers[0].snapshot == last
             late.close()
             leaf.proc.send_signal(signal.SIGKILL)
             leaf.proc.wait(10)
-            sent = send_games(hall, ["t1"], 24, [here])
+            sent = send_games(hall, ["t1"], 24, [here], tls=ctx)
             last = settle(hall, [here], sent)
             check_every_update([here], last)
             leaf.start()   # again: its viewers reconnect (the page does) and get everything
-            assert linked(2)
+            assert until(lambda: links(log, "leaf1") >= 2, 20)
             # the leaf's first viewers may come before its link's JetStream is ready (NATS 2.9)
-            reconnecting(settings, leaf_ws, 60).close()
-            again = crowd(settings, 20, port=leaf_ws, keep=True)
+            reconnecting(settings, leaf_ws, 60, tls=ctx).close()
+            again = crowd(settings, 20, port=leaf_ws, keep=True, tls=ctx)
             assert again.connect(time.monotonic() + 30), [
                 (v.refused, v.closed, v.state) for v in again.viewers][:3]
             assert merged(again.viewers[0]) == hall.tables()
@@ -263,14 +314,29 @@ def test_two_nodes_viewers_on_a_leaf_and_one_node_killed(tmp_path):
             assert listening(leaf_ws)
             # the hall starts its node again, on the same port: a page there has everything
             assert until(lambda: "ended (status -9): starting it again" in hall.messages(), 10)
-            back = reconnecting(settings, settings["port"], 30)
+            back = reconnecting(settings, settings["port"], 30, tls=ctx)
             assert merged(back.viewers[0]) == hall.tables()
             back.close()
             again.close()
             here.close()
             there.close()
         finally:
+            refused.stop()
             leaf.stop()
+
+
+def test_a_leaf_of_a_tls_hall_needs_its_machines_name(tmp_path):
+    """`hall leaf-conf` for a hall beyond 127.0.0.1 (TLS) refuses, in one line and writing
+    nothing, a leaf without --host or with 0.0.0.0 (its certificate must name it)."""
+    hall = str(tmp_path / "hall")
+    for more in ([], ["--host", "0.0.0.0"]):
+        out = subprocess.run(CLI + ["hall", "leaf-conf", hall, "--hub", "192.0.2.7:7422",
+                                    "-o", str(tmp_path / "leaf" / "leaf.conf")] + more,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr.startswith("matchbox hall: --host: a leaf of a hall that speaks TLS "
+                                     "needs the leaf machine's name or address"), out.stderr
+        assert not os.path.exists(str(tmp_path / "leaf"))
 
 
 def test_a_viewer_that_never_reads_is_closed_and_the_others_get_everything(tmp_path,

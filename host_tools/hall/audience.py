@@ -5,15 +5,17 @@ Two topics, both written only by the hall's account and read by the spectator's:
 
     matchbox/view/tables   retained: every table's view and the standings, as the hall has
                            them after digest n: what a page that connects gets at once
-        {"boot": "5e0c2a91", "n": 812, "z": "deflate"}
+        {"boot": "5e0c2a91", "n": 812, "z": "deflate", "t": 1732000000.123}
         {"tables": [VIEW, ...], "standings": {...}}
     matchbox/view/live     the digests, not retained: every DIGEST_S (0.4 s) at most, the
                            tables that changed since digest n - 1 (every line stored
                            meanwhile), and the standings when they changed
-        {"boot": "5e0c2a91", "n": 813, "z": "deflate"}
+        {"boot": "5e0c2a91", "n": 813, "z": "deflate", "t": 1732000000.523}
         {"tables": [VIEW, ...], "standings": {...}}
 
-Each message is a line of JSON (which digest it is), a newline, and its body: JSON compressed
+Each message is a line of JSON (which digest it is, and `t`, when the hall published it: its
+clock's seconds since 1970, what a tool measuring the delay to a viewer reads), a newline, and
+its body: JSON compressed
 by zlib (deflate; the browser's DecompressionStream("deflate") reads it). Compressed, the views
 of 170 tables take 8.7 KB instead of 110 KB: at 5000 viewers and two digests a second of every
 table, 87 MB/s through the broker instead of 1.1 GB/s. `read()` reads either.
@@ -29,10 +31,11 @@ before its link to the hall's was ready did, with NATS 2.9) has it again within 
 
 Why digests: at 200 tables and ten times a human pace the hall stores about 700 lines a second;
 a message a line to each of 5000 viewers would be 3.5 million messages a second. A digest
-every 0.4 s is 2.5 messages a second a viewer, each carrying every table that changed. (Every
-0.25 s was tried: 20 000 messages a second took NATS 0.6 of a core and the bench's viewers a
-third of one, on a shared machine; 0.4 s leaves the latency within its second: the hall's own
-0.4 s at 200 tables, 0.4 s at most here, then the fan-out.)
+every 0.4 s is 2.5 messages a second a viewer, each carrying every table that changed. What a
+digest costs is its 5000 messages (NATS about 32 us of CPU each: docs/hall.md, "The audience
+at scale"), and what it adds to the latency is the wait for it, DIGEST_S at most: every 0.5 s
+took NATS a fifth less CPU and the hall's side 0.1 s longer; every 0.4 s leaves 0.5 s of the
+second to the hall's storing and the fan-out.
 """
 import json
 import secrets
@@ -76,6 +79,7 @@ class Publisher:
         self._fresh = threading.Event()   # connected again: publish the snapshot at once
         self._stopping = threading.Event()
         self.connected = threading.Event()
+        self.ready = threading.Event()    # the first snapshot is on the broker
         self.client = protocol.client(CLIENT_ID, accounts.SERVICE, password, self)
         self.client.max_queued_messages_set(16)
         self.host, self.port = host, port
@@ -120,7 +124,10 @@ class Publisher:
 
     def tick(self):
         """Publish a digest of what changed since the last (and the snapshot), if anything
-        did or the broker was connected again; returns whether it published."""
+        did or the broker was connected again; returns whether it published. Nothing while
+        the broker is away: what changed meanwhile goes in the first digest after."""
+        if not self.connected.is_set():
+            return False
         views = self.site.changed(self._seen)
         standings = self.site.standings_now()[1]
         fresh = self._fresh.is_set() and self.connected.is_set()
@@ -146,10 +153,11 @@ class Publisher:
             ", ".join(hit[2] for hit in every), standings)
         self.client.publish(TABLES, self.pack(snapshot), qos=0, retain=True)
         self._snapshot_at = time.monotonic()
+        self.ready.set()
 
     def pack(self, body):
-        return ('{"boot": "%s", "n": %d, "z": "deflate"}\n' % (self.boot, self.n)).encode() \
-            + zlib.compress(body.encode(), 6)
+        return ('{"boot": "%s", "n": %d, "z": "deflate", "t": %.3f}\n'
+                % (self.boot, self.n, time.time())).encode() + zlib.compress(body.encode(), 6)
 
 
 def read(payload, limit=64 << 20):

@@ -10,7 +10,12 @@ once it is imported. Nothing is copied by hand; the CA's key never leaves DIR/tl
     ca.pem                  the CA's certificate (public)
     ca.key                  the CA's private key, mode 0600
     box.pem, box.key        the certificate of the MQTT listener for boxes (key 0600)
-    web.pem, web.key        the certificate of the page (HTTPS) and of the viewers' WebSockets
+    web.pem, web.key        the certificate of the page (HTTPS), of the viewers' WebSockets and
+                            of the leaf nodes' listener
+
+A leaf node (another machine's nats-server serving viewers, `hall leaf-conf`) gets the CA's
+certificate, to check the hall's node with, and a certificate of its own for its viewers'
+WebSocket (leaf()), written beside its configuration, not here.
 
 Two server certificates because two kinds of client check them. A Pico W's clock starts at
 2021-01-01 at every power-up (MicroPython's rp2 port; the box has no time source), and its TLS
@@ -64,6 +69,15 @@ def loopback(host):
         return True
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def is_address(host):
+    """Whether `host` is an IP address (v4, or v6 with or without brackets), not a name."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return True
     except ValueError:
         return False
 
@@ -217,7 +231,9 @@ def _current(path, ca, want, now, days_left):
             and cert.not_valid_after_utc - now >= datetime.timedelta(days=days_left))
 
 
-def _issue(hall, kind, ca, ca_key, want, start, end):
+def _make(kind, ca, ca_key, want, start, end):
+    """(PEM certificate, PEM key) of a new server certificate for the names `want`, signed
+    by the CA."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -233,9 +249,14 @@ def _issue(hall, kind, ca, ca_key, want, start, end):
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.public_key()),
                            False)
             .sign(ca_key, hashes.SHA256()))
+    return _cert_bytes(cert), _key_bytes(key)
+
+
+def _issue(hall, kind, ca, ca_key, want, start, end):
+    cert, key = _make(kind, ca, ca_key, want, start, end)
     cert_path, key_path = pem(hall, kind)
-    files.write_whole(key_path, _key_bytes(key), mode=0o600)
-    files.write_whole(cert_path, _cert_bytes(cert), mode=0o644)
+    files.write_whole(key_path, key, mode=0o600)
+    files.write_whole(cert_path, cert, mode=0o644)
 
 
 def ensure(hall, host, kinds=(BOX, WEB)):
@@ -254,11 +275,24 @@ def ensure(hall, host, kinds=(BOX, WEB)):
     return want
 
 
-def served_names(hall):
-    """The names the boxes' certificate carries now ([] when there is none)."""
+def leaf(hall, name, host):
+    """(the CA's certificate, a certificate for the leaf node `name` on `host`, its key), PEM,
+    for another machine's nats-server serving the hall's viewers (`hall leaf-conf`): signed by
+    the hall's CA (made the first time), naming host and the loopback names, valid for
+    WEB_DAYS from now (browsers check it, as the page's). The CA's key stays in DIR/tls/."""
+    ca, ca_key = authority(hall)
+    start = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1)
+    cert, key = _make("leaf %s" % name, ca, ca_key, names(host), start,
+                      start + datetime.timedelta(days=WEB_DAYS))
+    return _cert_bytes(ca), cert, key
+
+
+def served_names(hall, kind=BOX):
+    """The names the server certificate `kind` carries now (the boxes' by default; [] when
+    there is none)."""
     from cryptography import x509
     try:
-        cert = _read(pem(hall, BOX)[0], "cert")
+        cert = _read(pem(hall, kind)[0], "cert")
         if cert is None:
             return []
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value

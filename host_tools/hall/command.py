@@ -5,8 +5,8 @@
     matchbox hall serve DIR [--port P] [--mqtt-port Q] [--host H] [--tls] [--broker URL]
                             [--points LIST] [--audience-port W] [--leaf-port L] [--no-audience]
     matchbox hall mosquitto-conf DIR [--host H] [--mqtt-port Q] [--tls]
-    matchbox hall leaf-conf DIR --hub HOST:PORT [--name N] [--host H] [--audience-port W]
-                            [--store-dir D] [-o FILE]
+    matchbox hall leaf-conf DIR --hub HOST:PORT [--host H] [--tls] [--name N]
+                            [--audience-port W] [--store-dir D] [-o FILE]
 
 TLS: on any address but 127.0.0.1 (this computer only) the hall speaks only TLS (MQTT over TLS
 on port 8883, the page over HTTPS), with certificates of its own CA (host_tools.hall.certs);
@@ -110,8 +110,15 @@ def add_arguments(parser):
     leaf.add_argument("dir", metavar="DIR", help="the hall's folder")
     leaf.add_argument("--hub", required=True, metavar="HOST:PORT",
                       help="the hall's address and --leaf-port, as the leaf's machine reaches it")
-    leaf.add_argument("--host", default="0.0.0.0",
-                      help="the address the leaf serves viewers on (default 0.0.0.0)")
+    leaf.add_argument("--host",
+                      help="the leaf machine's name or address, as its viewers reach it: its "
+                           "certificate names it, its WebSocket listens there (on every "
+                           "address for a name); needed when the hall speaks TLS (a --hub "
+                           "beyond 127.0.0.1, or --tls), default 127.0.0.1 otherwise")
+    leaf.add_argument("--tls", action="store_true",
+                      help="TLS with a hub on 127.0.0.1 too (beyond it the leaf always "
+                           "speaks TLS: its link checks the hall's certificate, its viewers' "
+                           "WebSocket is wss://)")
     leaf.add_argument("--audience-port", type=int_in(1, 65535), default=AUDIENCE_PORT,
                       help="its viewers' WebSocket port (default %d)" % AUDIENCE_PORT)
     leaf.add_argument("--name", default="matchbox-leaf",
@@ -121,7 +128,9 @@ def add_arguments(parser):
                       help="the leaf's JetStream folder on its machine (default %s)"
                            % "/var/lib/nats/matchbox-leaf")
     leaf.add_argument("-o", "--output", metavar="FILE",
-                      help="where to write it (default DIR/audience/leaf.conf, mode 0600)")
+                      help="where to write it (default DIR/audience/leaf.conf, mode 0600); "
+                           "with TLS the hall's CA (ca.pem) and the leaf's certificate and "
+                           "key (NAME.pem, NAME.key, 0600) go beside it")
 
 
 def run(args):
@@ -271,7 +280,9 @@ def mosquitto_conf(args):
 
 
 def leaf_conf(args):
-    from host_tools.hall import accounts, nats
+    """Every input checked before anything is written; with TLS the leaf's files are written
+    first and leaf.conf, which names them, last."""
+    from host_tools.hall import accounts, certs, nats
     hub = args.hub.rpartition(":")
     if not hub[0] or not hub[2].isdigit() or not 1 <= int(hub[2]) <= 65535 \
             or any(c in args.hub for c in " \t\r\n\"'/@#?"):
@@ -280,14 +291,50 @@ def leaf_conf(args):
     if not accounts.NAME.match(args.name) or args.name == "hall":
         raise MatchboxError("--name", "%r is not a leaf's name (%s, not hall)" % (
             args.name, accounts.NAME_RULE))
+    if args.host is not None:
+        _host(args.host)
     check_folder(args.dir, "folder for the hall")
+    hub_host = hub[0].strip("[]")
+    tls = certs.wanted(hub_host, args.tls) or args.host is not None and certs.wanted(args.host)
+    if tls and (args.host is None or args.host in certs.WILDCARD):
+        raise MatchboxError("--host", "a leaf of a hall that speaks TLS needs the leaf "
+                            "machine's name or address, as its viewers reach it (its "
+                            "certificate names it): %s" % (
+                                "give --host NAME-OR-ADDRESS" if args.host is None
+                                else "not %s" % (args.host or '""')))
+    host = args.host or "127.0.0.1"
     path = args.output or os.path.join(nats.folder(args.dir), "leaf.conf")
+    where = os.path.dirname(os.path.abspath(path))
+    names = ("ca.pem", args.name + ".pem", args.name + ".key") if tls else None
+    if tls and os.path.abspath(where) == os.path.abspath(certs.folder(args.dir)):
+        raise MatchboxError("-o", "not in the hall's own certificates' folder %s: the leaf's "
+                            "files go to its machine" % certs.folder(args.dir))
+    for name in (names or ()) + (os.path.basename(path),):
+        files.check_output(os.path.join(where, name))
     try:
-        nats.write(path, nats.leaf_conf(args.dir, args.hub, args.host, args.audience_port,
-                                        args.name, args.store_dir))
+        if tls:
+            made = certs.leaf(args.dir, args.name, host)
+            for name, data in zip(names, made):
+                files.write_whole(os.path.join(where, name), data,
+                                  mode=files.PRIVATE if name.endswith(".key") else 0o644)
+        nats.write(path, nats.leaf_conf(args.dir, args.hub, host, args.audience_port,
+                                        args.name, args.store_dir, tls=names))
+    except certs.CertError as exc:
+        raise MatchboxError("--tls", str(exc)) from None
     except OSError as exc:
         raise MatchboxError(path, "cannot write it: %s" % (exc.strerror or exc)) from None
-    print("wrote %s (copy it to the leaf's machine and run: nats-server -c leaf.conf)" % path)
+    if tls:
+        print("wrote %s, and beside it %s (copy the four files to the leaf's machine and run "
+              "there, in their folder: nats-server -c %s)" % (
+                  path, ", ".join(names), os.path.basename(path)))
+        named = certs.served_names(args.dir, certs.WEB)
+        if named and hub_host not in named:
+            print("matchbox hall: note: the hall's certificate does not name %s (it names %s): "
+                  "the leaf will refuse the hall until it is served with --host %s"
+                  % (hub_host, ", ".join(named), hub_host), file=sys.stderr)
+    else:
+        print("wrote %s (copy it to the leaf's machine and run: nats-server -c %s)"
+              % (path, os.path.basename(path)))
     return 0
 
 
@@ -330,6 +377,12 @@ def _audience(args, the_site, log, tls=False):
     publisher = audience.Publisher(the_site, "127.0.0.1", server.ports["mqtt"],
                                    accounts.service_password(args.dir), log)
     publisher.start()
+    # the page is served once the first snapshot is there: a viewer that came before would
+    # take no snapshot, or one older than a digest it missed (the page then takes the
+    # snapshot again; a viewer of the tests and the bench counts the digest missed)
+    if not publisher.ready.wait(15):
+        log("the audience broker has no snapshot yet (the hall's publisher is not connected); "
+            "the pages get it once it is")
     the_site.mqtt_js = mqtt_js
     the_site.audience = audience.page_settings(server.ports["websocket"],
                                                nats.secret(args.dir, nats.SPECTATOR))

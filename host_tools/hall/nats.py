@@ -22,7 +22,11 @@ Accounts (the configuration's `authorization`, written here, mode 0600, in DIR/a
 
 Bounds: LIMITS below (connections, the largest message, what may wait for a slow viewer and
 for how long before NATS closes its connection, the time a connection has to say who it is).
-`listeners()` is the one place where the listeners are written (a TLS block goes there).
+`listeners()` is the one place where the listeners are written: with TLS (the hall served
+beyond 127.0.0.1, or --tls) the viewers' WebSocket is wss:// and the leaf nodes' listener
+speaks TLS, both with the page's certificate. A leaf's configuration (leaf_conf) checks the
+hall's node against the hall's CA on its link and serves its viewers over wss:// with a
+certificate of its own (host_tools.hall.certs.leaf), the files beside it.
 """
 import os
 import re
@@ -46,6 +50,13 @@ LIMITS = {
     "write_deadline": "5s",     # a client that takes no bytes for this long is closed
 }
 AUTH_S = 5                      # a connection's CONNECT (or WebSocket handshake) within this
+# Go's garbage collector for nats-server: every message to a viewer allocates its frame, and at
+# 5000 viewers the collector at Go's default (GOGC=100) took a third of NATS's CPU. At 400 it
+# runs a quarter as often (31 instead of 45 us of CPU a message to a viewer, measured with
+# 5000 viewers; its memory 0.9 instead of 0.4 GB), and GOMEMLIMIT makes it run more often
+# before the heap passes 1 GiB. The hall's own nats-server only; a leaf's says so in its
+# configuration (its command line is the user's).
+GO_ENV = {"GOGC": "400", "GOMEMLIMIT": "1GiB"}
 NO_SERVER = ("the page's viewers need NATS (apt-get install nats-server), or give "
              "--no-audience")
 
@@ -100,9 +111,15 @@ def users(hall, publisher=True):
 
 
 def _tls(files):
-    """A listener's TLS block for (certificate, key) paths (host_tools.hall.certs.pem)."""
-    return "tls { cert_file: %s, key_file: %s }" % (_quote(os.path.abspath(files[0])),
-                                                    _quote(os.path.abspath(files[1])))
+    """A listener's TLS block for (certificate, key) paths (host_tools.hall.certs.pem), as
+    given: nats-server 2.9 reads a relative one from the folder it runs in, not from its
+    configuration's."""
+    return "tls { cert_file: %s, key_file: %s }" % (_quote(files[0]), _quote(files[1]))
+
+
+def _where(host, port):
+    """HOST:PORT as NATS reads a listen address ([ADDRESS]:PORT for IPv6)."""
+    return "%s:%d" % ("[%s]" % host if ":" in host and not host.startswith("[") else host, port)
 
 
 def listeners(host, ws_port, mqtt_host="127.0.0.1", mqtt_port=-1, leaf_port=None,
@@ -113,11 +130,11 @@ def listeners(host, ws_port, mqtt_host="127.0.0.1", mqtt_port=-1, leaf_port=None
     TLS goes into the audience broker's configuration."""
     lines = ["listen: 127.0.0.1:-1   # NATS's own protocol: nobody's",
              "mqtt { listen: \"%s:%d\", max_ack_pending: 100 }" % (mqtt_host, mqtt_port),
-             "websocket { listen: \"%s:%d\", %s, handshake_timeout: \"%ds\" }"
-             % (host, ws_port, _tls(tls) if tls else "no_tls: true", AUTH_S)]
+             "websocket { listen: \"%s\", %s, handshake_timeout: \"%ds\" }"
+             % (_where(host, ws_port), _tls(tls) if tls else "no_tls: true", AUTH_S)]
     if leaf_port is not None:
-        lines.append("leafnodes { listen: \"%s:%d\"%s }" % (leaf_host or host, leaf_port,
-                                                            ", " + _tls(tls) if tls else ""))
+        lines.append("leafnodes { listen: \"%s\"%s }" % (_where(leaf_host or host, leaf_port),
+                                                         ", " + _tls(tls) if tls else ""))
     return lines
 
 
@@ -129,6 +146,7 @@ def hub_conf(hall, host="127.0.0.1", ws_port=8781, leaf_port=None, mqtt_port=-1,
     """The hall's NATS: the hub of the audience (leaf nodes connect to it on leaf_port); `tls`:
     the (certificate, key) its WebSocket and leaf listener show."""
     store = os.path.abspath(os.path.join(folder(hall), "jetstream"))
+    tls = tuple(map(os.path.abspath, tls)) if tls else None
     lines = ["# The hall's audience broker (`matchbox hall serve`); made again at each start.",
              "server_name: matchbox-hall",
              "jetstream { store_dir: %s, domain: hall, max_memory_store: 64MB, "
@@ -141,19 +159,30 @@ def hub_conf(hall, host="127.0.0.1", ws_port=8781, leaf_port=None, mqtt_port=-1,
     return "\n".join(lines)
 
 
-def leaf_conf(hall, hub, host="0.0.0.0", ws_port=8781, name="matchbox-leaf", store=None):
+def leaf_conf(hall, hub, host="0.0.0.0", ws_port=8781, name="matchbox-leaf", store=None,
+              tls=None):
     """A leaf node's configuration, for another machine: it links to the hub
-    (`HOST:PORT` of the hall's `--leaf-port`) and serves viewers there; its MQTT uses the
-    hub's JetStream (js_domain), where the retained views are."""
+    (`HOST:PORT` of the hall's `--leaf-port`) and serves viewers there on host (every
+    address when host is a name); its MQTT uses the hub's JetStream (js_domain), where the
+    retained views are. `tls`: the file names (CA, certificate, key) beside the
+    configuration, for a hall that speaks TLS: the link checks the hub's certificate against
+    the CA, the viewers' WebSocket is wss:// with the leaf's certificate; nats-server reads
+    them from the folder it runs in."""
+    from host_tools.hall import certs
     store = store or "/var/lib/nats/%s" % name
-    lines = ["# A leaf of the hall's audience broker (`matchbox hall leaf-conf`). Run:",
-             "#   nats-server -c leaf.conf",
+    lines = ["# A leaf of the hall's audience broker (`matchbox hall leaf-conf`). Run it in this",
+             "# folder%s: %snats-server -c leaf.conf" % (
+                 ", where its certificates are" if tls else "",
+                 "".join("%s=%s " % kv for kv in GO_ENV.items())),
              "server_name: %s" % name,
              "jetstream { store_dir: %s, domain: %s }" % (_quote(store), name)]
-    lines += listeners(host, ws_port)
+    listen = host if certs.is_address(host) else "127.0.0.1" if certs.loopback(host) \
+        else "0.0.0.0"
+    lines += listeners(listen, ws_port, tls=tls[1:] if tls else None)
     lines[-2] = "mqtt { listen: \"127.0.0.1:-1\", js_domain: hall }"
-    lines.append("leafnodes { remotes: [ { url: %s } ] }" % _quote(
-        "nats-leaf://%s:%s@%s" % (LEAF, secret(hall, LEAF), hub)))
+    lines.append("leafnodes { remotes: [ { url: %s%s } ] }" % (_quote(
+        "nats-leaf://%s:%s@%s" % (LEAF, secret(hall, LEAF), hub)),
+        ", tls { ca_file: %s }" % _quote(tls[0]) if tls else ""))
     lines += _limits() + [users(hall, publisher=False), ""]
     return "\n".join(lines)
 
@@ -193,13 +222,15 @@ def _child():
 
 
 class Server:
-    """nats-server with a configuration, as a child process: start() returns once it is ready
-    (its ports in `ports`: websocket, MQTT, leafnode), or raises OSError with NATS's own
-    reason; stop() ends it. Its log goes to DIR/audience/nats.log."""
+    """nats-server with a configuration, as a child process (GO_ENV in its environment, run
+    in `cwd`): start() returns once it is ready (its ports in `ports`: websocket, MQTT,
+    leafnode), or raises OSError with NATS's own reason; stop() ends it. Its log goes to
+    DIR/audience/nats.log."""
 
-    def __init__(self, conf, log, server=None):
+    def __init__(self, conf, log, server=None, cwd=None):
         self.argv = [server or find() or SERVER, "-c", conf]
         self.log = log
+        self.cwd = cwd   # where it runs: a leaf's configuration names its files from there
         self.proc = None
         self.ports = {}
         self.stopping = None   # an Event the one who keeps it running watches (hall serve)
@@ -211,6 +242,7 @@ class Server:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                          text=True, errors="replace", preexec_fn=_child,
+                                         cwd=self.cwd, env=dict(os.environ, **GO_ENV),
                                          # a session of its own: a terminal's Ctrl-C is the
                                          # hall's, which stops its broker itself
                                          start_new_session=True)
