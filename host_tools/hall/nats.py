@@ -260,7 +260,8 @@ class Server:
                         self.ports[m.group(1).lower()] = int(m.group(3))
                     elif "Server is ready" in line:
                         ready.set()
-                    elif "[FTL]" in line or "[ERR]" in line and not ready.is_set():
+                    elif "[FTL]" in line or "[ERR]" in line and not ready.is_set() \
+                            and "leafnode" not in line:   # a leaf's link NATS tries again
                         said.append(line.split("] ", 2)[-1])
                     elif line.startswith(SERVER + ":"):   # a configuration it cannot read
                         said.append(line[len(SERVER) + 1:].strip())
