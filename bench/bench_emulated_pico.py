@@ -7,7 +7,8 @@ its flash erases and programs take no time at all). No Pico was used.
 
 Prints, with PASS/MISSED per goal:
   - free heap after boot (gc.mem_free()) and the resident firmware heap (gc.mem_alloc() after
-    gc.collect() with the app booted, less what was allocated before the firmware's imports),
+    gc.collect() with the app booted by main.py and in its main loop, less what was allocated
+    before main.py ran),
     fresh and resuming a 500-action game: goal <= 40 KB (and, not judged, resuming the
     longest game: a game's own record grows with it);
   - the engine heap in the steady state (bench/mpy_engine_bench.py on the board): 16 KB;
@@ -57,7 +58,6 @@ for path in (ROOT, os.path.join(ROOT, "tests", "portable"), os.path.join(ROOT, "
 from host_tools.virtual import box as vbox  # noqa: E402
 from host_tools.virtual import emulated_pico as ep  # noqa: E402
 from host_tools.virtual.ht16k33 import VirtualHT16K33  # noqa: E402
-from box.powerup import BOOT_ONLY  # noqa: E402
 
 KB = 1024
 # The budgets on official MicroPython, whose littlefs .mpy modules load their code into the heap:
@@ -95,43 +95,38 @@ PAGE_PROGRAM_MS = 0.4
 
 # Run at the raw REPL of a board booted in maintenance mode (no app), after a soft reset: the
 # same clean interpreter on both firmwares, the code imported from where the firmware keeps it.
-# The start is box.powerup's (the map read once, let go once the parts are built, and the
-# modules only power-up uses let go once the app is started: BOOT_ONLY), the passes
-# box.app.loop's with nothing on the USB serial (its poll of hw.usb, when the firmware has
-# one; a step of the hall's link instead when the flash holds hall.json). It goes on the flash
-# as heap_probe.py and is imported (a probe of about 600 bytes typed at once into the emulated
-# board's raw REPL was never run; not looked into further), its names kept in its functions so
-# that the module's globals do not grow after `base`.
+# It runs the box as the board does at power-up, counted from before anything of it is loaded:
+# main.py compiled and run (its code held while the box runs, as MicroPython holds a running
+# main.py), box.powerup.run() (the map read once, power-up's modules let go once the app is
+# started: BOOT_ONLY), and box.app.loop, whose 40th pass (its hw.idle() counted) collects the
+# garbage, prints the heap and leaves as Ctrl-C does (powerup stops the watchdog). The loop's
+# passes are the box's own: its poll of the USB serial, or a step of the hall's link when the
+# flash holds hall.json. It goes on the flash as heap_probe.py and is imported (a probe of
+# about 600 bytes typed at once into the emulated board's raw REPL was never run; not looked
+# into further), its names kept in its function so that the module's globals do not grow.
 HEAP_PROBE = b'''import gc
-def start():
-    from box import hw_pico, pins, runtime
-    m = pins.load()
-    hw = hw_pico.build(m)
-    return hw, runtime.start(hw, m)
+import os
 def run():
+    os.remove("maintenance")   # the board was booted in maintenance mode; power-up now runs
+    idle = [None, 0]
+    def counted(hw):
+        idle[0](hw)
+        idle[1] += 1
+        if idle[1] == 40:
+            gc.collect()
+            print("HEAP %d %d %d" % (base, gc.mem_alloc(), gc.mem_free()))
+            raise KeyboardInterrupt
+    main = {"__name__": "__main__"}
     gc.collect()
     base = gc.mem_alloc()
-    import box
-    hw, app = start()
-    for n in BOOT_ONLY:
-        box.forget(n)
-'''.replace(b"BOOT_ONLY", repr(BOOT_ONLY).encode()) + b'''
-    l = app.link
-    u = None
-    if hasattr(hw, "usb"):
-        import select
-        u = select.poll()
-        u.register(hw.usb, 1)
-    for _ in range(40):
-        app.step()
-        if l:
-            l.step()
-        elif u:
-            for _ in u.ipoll(0):
-                break
-        hw.idle()
-    gc.collect()
-    print("HEAP %d %d %d" % (base, gc.mem_alloc(), gc.mem_free()))
+    from box import hw_pico
+    idle[0] = hw_pico.PicoHw.idle
+    hw_pico.PicoHw.idle = counted
+    f = open("main.py")
+    code = compile(f.read(), "main.py", "exec")
+    f.close()
+    f = None
+    exec(code, main)
 run()
 import micropython
 micropython.qstr_info()

@@ -2,7 +2,8 @@
 folder as the official MicroPython loads them from the Pico's littlefs (their bytecode goes
 into the heap); run by bench_firmware.py in the staged tree (lib/, pinmap.json, games/).
 
-Mirrors the emulated Pico's heap probe (bench_emulated_pico.py): the heap allocated before the
+Like the emulated Pico's heap probe (bench_emulated_pico.py), but for main.py and box.powerup,
+which that one counts too (it runs main.py on the board): the heap allocated before the
 firmware's imports is the base; the board (box.hw_pico, on a stand-in `machine` made here) and
 box.runtime start the app, which runs 40 passes of its main loop; then the garbage is collected
 and the heap counted; the modules power-up lets go once the app is started are let go first

@@ -712,3 +712,22 @@ def test_files_named_like_built_ins_on_the_flash_do_not_stand_in_for_them(tmp_pa
         pico.advance(300)
         assert pico.displays()[0].strip() and b"stray" not in pico.serial
         assert journal_state(pico)[1] == notation.write(game)
+
+
+def test_the_benchs_resident_heap_is_the_box_as_main_py_runs_it():
+    """bench_emulated_pico's resident heap counts the box as the board runs it at power-up:
+    main.py compiled and held while the box runs (MicroPython holds a running main.py's code),
+    box.powerup, the app and its main loop. A main.py holding 2 KB more shows 2 KB more; a probe
+    that started the app itself counted none of main.py."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_emulated_pico as bench
+    files = ep.firmware_files()
+    fw = bench.Firmware("image", ep.given_uf2(), files)
+    heap, _free, qstrs, _pools = bench.pico_heap(fw, {})
+    main = files["main.py"]
+    run = b"\nif powerup is not None:\n"
+    assert main.count(run) == 1
+    fatter = dict(files, **{"main.py": main.replace(run, b"\n_HELD = bytes(2048)" + run)})
+    fat, _free, fat_qstrs, _pools = bench.pico_heap(bench.Firmware("image", ep.given_uf2(),
+                                                                   fatter), {})
+    assert 2048 <= fat - heap <= 2048 + 64 and fat_qstrs == qstrs + 1

@@ -15,6 +15,7 @@ from host_tools.virtual.box import micropython
 from host_tools.virtual.ht16k33 import VirtualHT16K33
 
 MAIN = os.path.join(FIRMWARE, "main.py")
+CODEERR = os.path.join(FIRMWARE, "codeerr.py")
 PINMAP = os.path.join(FIRMWARE, "pinmap.json")
 
 # Runs main.py as the board does, with a `machine` whose I2C prints each write as
@@ -48,18 +49,21 @@ machine = Machine()
 machine.I2C = I2C
 machine.Pin = Pin
 sys.modules["machine"] = machine
+sys.path[0] = ""   # as on the Pico: the littlefs root (here the working directory) first
 with open(%r) as f:
     exec(f.read(), {"__name__": "__main__"})
 print("@end")
 """
 
 
-def run_main(tmp_path, lib=None, pinmap=True, absent=()):
+def run_main(tmp_path, lib=None, pinmap=True, absent=(), codeerr=True):
     """Run main.py with `lib` as the only module folder; returns (console lines, chips)."""
     flash = tmp_path / "flash"
     flash.mkdir()
     if pinmap:
         shutil.copyfile(PINMAP, str(flash / "pinmap.json"))
+    if codeerr:   # beside main.py, as flash puts it
+        shutil.copyfile(CODEERR, str(flash / "codeerr.py"))
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER % (tuple(absent), MAIN))
     empty = tmp_path / "empty-lib"
@@ -105,6 +109,14 @@ def test_a_missing_display_does_not_stop_the_others(tmp_path):
     assert len(console) == 1 and "matchbox flash" in console[0]
     assert first not in chips
     assert chips[second].text() == shown("Err") and chips[second].lit
+
+
+def test_without_codeerr_py_only_the_message(tmp_path):
+    """The displays' COdE Err is a file of its own beside main.py (main.py's code stays in the
+    heap while the box runs, so it is kept short); without it the line still comes."""
+    console, chips = run_main(tmp_path, codeerr=False)
+    assert len(console) == 1 and "matchbox flash" in console[0]
+    assert chips == {}
 
 
 def test_without_a_pin_map_only_the_message(tmp_path):

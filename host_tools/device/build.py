@@ -2,8 +2,9 @@
 
 `python -m host_tools.device.build --check` compiles every firmware module for the Pico's CPU
 (armv6m) and reports errors as FILE:LINE: message. `stage()` builds the deployable tree:
-main.py/boot.py stay .py (MicroPython only auto-runs those), every other module becomes .mpy,
-other files (pin map) are copied with symlinks resolved. `package_json()` is the mip manifest.
+main.py/boot.py stay .py (MicroPython only auto-runs those), and so does main.py's codeerr.py;
+every other module becomes .mpy, other files (pin map) are copied with symlinks resolved.
+`package_json()` is the mip manifest.
 
 The modules are compiled with `-O3`, which leaves out line numbers: the official MicroPython
 loads a module's bytecode into RAM, and the line tables were about 8 % of it (a traceback on
@@ -28,6 +29,9 @@ from host_tools.resources import CHECKOUT, FIRMWARE
 
 ARCH = "armv6m"  # RP2040 (Cortex-M0+)
 TOP_LEVEL_PY = ("main.py", "boot.py")  # run by MicroPython at boot only as .py files
+# Kept as source too: main.py's COdE Err, which must load where the box's .mpy files do not
+# (a MicroPython of another .mpy version)
+SOURCE_PY = TOP_LEVEL_PY + ("codeerr.py",)
 # .mpy header (docs/reference/mpyfiles.rst): b"M", version, flags, small-int bits;
 # flags = sub-version (bits 0-1, only set with native code) | native arch << 2.
 ARCH_NAMES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
@@ -124,7 +128,7 @@ def check(root=FIRMWARE):
 
 def deployed_name(rel, source=False):
     """Board path of a firmware file: lib modules become .mpy unless deploying sources."""
-    if source or not rel.endswith(".py") or rel in TOP_LEVEL_PY:
+    if source or not rel.endswith(".py") or rel in SOURCE_PY:
         return rel
     return rel[:-3] + ".mpy"
 

@@ -19,8 +19,6 @@ for _name in ("os", "time", "machine", "json", "struct", "binascii", "array", "s
         except ImportError:   # a build without it: imported as usual where it is needed
             pass
 
-import os   # noqa: E402  (after the built-ins are filed)
-
 import box   # noqa: E402
 from box.app import loop   # noqa: E402
 
@@ -29,48 +27,25 @@ from box.app import loop   # noqa: E402
 BOOT_ONLY = ("box.runtime", "box.pins")
 
 
-def _flag_file():
-    try:
-        os.stat("maintenance")
-        return True
-    except OSError:
-        return False
-
-
 def _start():
-    # (hw, app), or None in maintenance mode; the power-up modules are imported here, so that
-    # nothing holds them once it returns
-    from box import hw_pico, pins, runtime
-    m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
-    hw = hw_pico.build(m)
-    keys = runtime.keypad(hw, m)
-    if _flag_file() or runtime.maintenance(keys):
-        print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
-        return None
-    # Any other error ends the loop with a traceback; the watchdog then restarts the box,
-    # which resumes the game from its journal.
-    hw.watchdog(8000)
-    try:
-        return hw, runtime.start(hw, m, keys)   # the keypad made once
-    except KeyboardInterrupt:
-        _stopped(hw)
-        return None
-
-
-def _stopped(hw):
-    # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
-    hw.stop_watchdog()
-    print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")
+    # (hw, app), or None in maintenance mode: box.runtime's power-up, imported here so that
+    # nothing holds it once this returns (its code and the map's reading go back to the heap)
+    from box import runtime
+    return runtime.power_up()
 
 
 def run():
-    started = _start()   # the map's 2.4 KB of heap go back once the parts are built
-    if started is None:
-        return
-    hw, app = started
-    for name in BOOT_ONLY:
-        box.forget(name)
+    hw = None
     try:
+        started = _start()   # the map's 2.4 KB of heap go back once the parts are built
+        if started is None:
+            return
+        hw, app = started
+        for name in BOOT_ONLY:
+            box.forget(name)
         loop(hw, app)
     except KeyboardInterrupt:
-        _stopped(hw)
+        # Ctrl-C over USB (mpremote does this first): leave a REPL the watchdog won't reset
+        if hw is not None:
+            hw.stop_watchdog()
+        print("Matchbox stopped by Ctrl-C. The watchdog is off; the REPL is yours.")

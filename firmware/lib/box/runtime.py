@@ -2,8 +2,9 @@
 loop (box.app.loop).
 
 `hw` is the board (see docs): the Pico's real parts from box.hw_pico, or the simulator's
-virtual ones. Everything the firmware touches goes through it. Power-up only: on the Pico the
-box lets this module and box.pins go once the app is started (box.powerup).
+virtual ones. Everything the firmware touches goes through it. Power-up only: on the Pico
+box.powerup calls power_up() (the board, maintenance mode, the watchdog, the app) and lets this
+module and box.pins go once the app is started.
 """
 from box import pins
 from box.app import App, loop
@@ -63,6 +64,36 @@ def start(hw, pinmap=None, keys=None):
             app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
     app.boot()
     return app
+
+
+def power_up():
+    """(hw, app) of the Pico at power-up, the app started and the watchdog running; None in
+    maintenance mode (MENU held, or a file `maintenance` in the root). A Ctrl-C while the app
+    starts stops the watchdog and goes on up."""
+    from box import hw_pico
+    m = pins.load()   # read once (about 9 ms on the emulated Pico): board, check and app
+    hw = hw_pico.build(m)
+    keys = keypad(hw, m)
+    if _flag_file() or maintenance(keys):
+        print("Matchbox: maintenance mode. The app and the watchdog are off; the REPL is yours.")
+        return None
+    # Any other error ends the loop with a traceback; the watchdog then restarts the box,
+    # which resumes the game from its journal.
+    hw.watchdog(8000)
+    try:
+        return hw, start(hw, m, keys)   # the keypad made once
+    except KeyboardInterrupt:
+        hw.stop_watchdog()
+        raise
+
+
+def _flag_file():
+    import os
+    try:
+        os.stat("maintenance")
+        return True
+    except OSError:
+        return False
 
 
 def run(hw, pinmap=None):
