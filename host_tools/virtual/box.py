@@ -151,7 +151,7 @@ def micropython():
     """The unix-port binary of this environment (next to the running Python, or on PATH)."""
     path = tools.find("micropython")
     if not path:
-        raise BoxError("micropython (unix port) not found: run `make venv`")
+        raise BoxError(tools.missing("micropython", "the unix port"))
     return path
 
 

@@ -524,7 +524,7 @@ def _read(fd):
 def _find_micropython():
     path = tools.find("micropython")
     if not path:
-        raise PtyBoardError("micropython (unix port) not found: run `make venv`")
+        raise PtyBoardError(tools.missing("micropython", "the unix port"))
     return path
 
 
