@@ -49,6 +49,21 @@ def test_each_box_gets_its_own_tables_setup(tmp_path):
             t3.close()
 
 
+def test_a_scripted_box_waits_on_the_wall_clock_for_its_tables_setup(tmp_path):
+    """`sim --headless --uplink` runs WAIT:MS on the wall clock too: the link talks to a real
+    broker, so a script that waits before its PLAY gets the round's setup, not the menu's."""
+    with served(tmp_path, "amqtt", boxes=("t1",)) as hall:
+        event("create", hall.folder, "--rounds", 1, "--table-size", 4, "--sticks", 30)
+        event("add", hall.folder, *"Ann Ben Cid Dan".split())
+        event("next", hall.folder)
+        out = subprocess.run(CLI + ["sim", "--headless", "--flash", str(tmp_path / "t1"),
+                                    "--uplink", hall.urls["t1"], "--keys", "WAIT:3000 PLAY"],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        journal = json.loads(out.stdout)["journal"]
+        assert journal.startswith("players 4 ") and "\nsticks 30 " in journal, journal
+
+
 def test_mosquittos_acl_gives_each_box_its_setup_topic():
     text = mosquitto.acl_text(["t1", "t2"])
     block = text.split("user t1\n")[1].split("\n\n")[0].splitlines()

@@ -13,11 +13,13 @@ Key words (case does not matter; docs/simulator.md):
   0-9 A-F G H AS PLAY PASS DEL UNDO MENU   a press: held 60 ms, then 60 ms released
   NAME:long                                 held 1000 ms (a long press)
   NAME:MS                                   held MS milliseconds
-  WAIT:MS                                   nothing pressed for MS milliseconds
+  WAIT:MS                                   nothing pressed for MS milliseconds (with
+                                            --uplink, MS of the wall clock too)
 """
 import json
 import os
 import sys
+import time
 
 from host_tools import resources
 from host_tools.errors import VERDICT, MatchboxError, check_folder, int_in, one_line, seconds_in
@@ -26,6 +28,7 @@ from host_tools.virtual.box import BoxError, parse_keys, read_record
 from host_tools.virtual.make_box import make_box
 
 SETTLE_MS = 3000  # longer than the firmware's error (2 s) and announcement (1.5 s) overlays
+LIVE_STEP_MS = 20  # the box's time let pass at a time while a WAIT keeps to the wall clock
 
 
 def add_arguments(parser):
@@ -88,7 +91,9 @@ def headless(args, steps, record, warning, devices, out=None, after=None):
         try:
             box.boot()
             for kind, name, ms in steps:
-                if kind == "wait":
+                if kind == "wait" and args.uplink:
+                    wait_live(box, ms)
+                elif kind == "wait":
                     box.advance(ms)
                 else:
                     box.tap(name, ms, GAP_MS)
@@ -109,6 +114,20 @@ def headless(args, steps, record, warning, devices, out=None, after=None):
             raise MatchboxError("the firmware stopped (%s)" % box.mode, one_line(
                 lines[-1] if lines else "it printed nothing"), VERDICT)
     return 0
+
+
+def wait_live(box, ms):
+    """WAIT:MS with an uplink: the box's link talks to a real broker, so MS pass on the wall
+    clock as well as on the box (a script's WAIT before PLAY lets the hall's setup come)."""
+    start = time.monotonic()
+    done = 0
+    while done < ms:
+        step = min(LIVE_STEP_MS, ms - done)
+        box.advance(step)
+        done += step
+        ahead = start + done / 1000 - time.monotonic()
+        if ahead > 0:
+            time.sleep(ahead)
 
 
 def display_count(args):
