@@ -613,7 +613,8 @@ def test_ctrl_c_stops_the_hall_as_a_server_is_stopped(home):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         mqtt = s.getsockname()[1]
-    proc = start(("hall", "serve", "hall", "--port", "0", "--mqtt-port", str(mqtt)), folder, env)
+    proc = start(("hall", "serve", "hall", "--port", "0", "--mqtt-port", str(mqtt),
+                   "--audience-port", "0"), folder, env)
     status, err = stopped(proc, signal.SIGINT, printed)
     # its last line; before it only what the hall says as it starts (the page's MQTT client
     # got into the cache), nothing of its brokers ending or being started again

@@ -155,7 +155,8 @@ def test_serve_slips_are_one_line(tmp_path):
                 (["--broker", "http://x"], ["--broker", "mqtt://"]),
                 (["--points", "a,b"], ["--points", "whole numbers"]),
                 (["--port", "70000"], ["--port", "out of range"])):
-            out = subprocess.run(CLI + ["hall", "serve", str(tmp_path / "h"), "--port", "0"] + argv,
+            out = subprocess.run(CLI + ["hall", "serve", str(tmp_path / "h"), "--port", "0",
+                                       "--audience-port", "0"] + argv,
                                  capture_output=True, text=True, timeout=60)
             assert out.returncode == 2, out
             lines = out.stderr.strip().splitlines()

@@ -142,7 +142,7 @@ def test_served_to_the_room_tls_is_the_default(tmp_path):
         pytest.skip("this computer has no IPv4 address beyond loopback")
     folder, http, mqtt = str(tmp_path / "hall"), free_port(), free_port()
     argv = CLI + ["hall", "serve", folder, "--host", address, "--port", str(http),
-                  "--mqtt-port", str(mqtt)]
+                  "--mqtt-port", str(mqtt), "--audience-port", "0"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
