@@ -16,12 +16,30 @@ from box.keys import Keys, MENU
 def keypad(hw, pinmap=None):
     """The keys of the map's keypad on hw's pins."""
     m = pinmap or pins.load()
-    return Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    codes = pins.key_codes(m["keypad"]["legend"], hw.buttons, len(hw.rows) * len(hw.cols))
+    return Keys(hw.rows, hw.cols, hw.buttons, codes, hw.ticks_ms)
 
 
 def maintenance(keys):
     """True when the maintenance key (MENU) is held at power-up: skip the app, keep the REPL."""
-    return keys.read(MENU)
+    return held_now(keys, MENU)
+
+
+def held_now(keys, key):
+    """Whether a key is down, read straight from the pins now without debouncing (at
+    power-up, before the keys are polled)."""
+    for i in range(len(keys.buttons)):
+        if keys._bcode[i] == key:
+            return keys.buttons[i].value() == 0
+    ncols = len(keys.cols)
+    for i in range(len(keys._mcode)):
+        if keys._mcode[i] == key:
+            row = keys.rows[i // ncols]
+            row.value(0)
+            down = keys.cols[i % ncols].value() == 0
+            row.value(1)
+            return down
+    return False
 
 
 def display(kind, i2c, address):
