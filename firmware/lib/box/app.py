@@ -66,29 +66,6 @@ class App:
         for k in range(K.COUNT):
             keys.set_long(k, k == K.MENU or k == K.DEL)
 
-    # --- start ------------------------------------------------------------------------------
-
-    def boot(self):
-        """Resume the journalled game, or open the setup menu; then light the displays (made
-        dark at power-up): keys are read from the next pass of the loop, and a key pressed
-        while the journal is read (up to half a second on a Pico) would not be."""
-        self.setup = None   # the menu opens with the journal's last setup
-        game, _dropped = self.journal.resume()
-        if game is not None:
-            self.game = game
-        self._home()   # without a game, the menu reads the last setup with the same reading
-        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
-        for d in self.displays:
-            d.init()
-        j = self.journal
-        if j.lost or j.repaired:
-            self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
-        self.redraw()
-        if (j.lost or j.repaired) and self.emit is not None:
-            # on USB too, a line that is not a state (matchbox watch names it)
-            self.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
-                j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
-
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""
         game = self.game

@@ -4,7 +4,9 @@ loop (box.app.loop).
 `hw` is the board (see docs): the Pico's real parts from box.hw_pico, or the simulator's
 virtual ones. Everything the firmware touches goes through it. Power-up only: on the Pico
 box.powerup calls power_up() (the board, maintenance mode, the watchdog, the app) and lets this
-module and box.pins go once the app is started.
+module and box.pins go once the app is started. Its work once at power-up (the keypad's
+codes, the maintenance key, the app's boot) lives here for that: official MicroPython holds a
+loaded module's code in the heap, and this module's goes back once the app runs.
 """
 from box import pins
 from box.app import App, loop
@@ -54,8 +56,8 @@ def display(kind, i2c, address):
 
 
 def build(hw, pinmap=None, keys=None):
-    """The App wired to hw, with a driver for every display of the map, dark until the app's
-    boot() has read the journal: the panels are shared out over those that answer, and one
+    """The App wired to hw, with a driver for every display of the map, dark until
+    boot(app) has read the journal: the panels are shared out over those that answer, and one
     that answers later (plugged in, or slow at power-up) is picked up and lit by the app.
     `keys`: the keypad already made (power-up made it to look for the maintenance key; making
     it takes about 4 ms on a Pico, emulated)."""
@@ -80,8 +82,30 @@ def start(hw, pinmap=None, keys=None):
             hw.emit('{"hall": "hall.json: this board has no network"}')
         else:
             app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
-    app.boot()
+    boot(app)
     return app
+
+
+def boot(app):
+    """Resume the journalled game, or open the setup menu; then light the displays (made dark
+    at power-up): keys are read from the next pass of the loop, and a key pressed while the
+    journal is read (up to half a second on a Pico) would not be."""
+    app.setup = None   # the menu opens with the journal's last setup
+    j = app.journal
+    game, _dropped = j.resume()
+    if game is not None:
+        app.game = game
+    app._home()   # without a game, the menu reads the last setup with the same reading
+    j.forget_reader()   # read only at boot: its heap goes back to the game
+    for d in app.displays:
+        d.init()
+    if j.lost or j.repaired:
+        app.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
+    app.redraw()
+    if (j.lost or j.repaired) and app.emit is not None:
+        # on USB too, a line that is not a state (matchbox watch names it)
+        app.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
+            j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
 
 
 def power_up():
