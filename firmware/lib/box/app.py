@@ -39,6 +39,8 @@ class App:
     """One box: displays (1-4 HT16K33), keys, buzzer, journal, clock and a serial emitter."""
 
     link = None   # the uplink the main loop steps between keys, if any (set on the instance)
+    # The keys' long presses (box.runtime.keypad enables them): MENU opens the setup menu, DEL
+    # clears the entry; no other key has one.
 
     def __init__(self, displays, keys, buzzer, journal, ticks_ms, emit=None):
         self.displays = displays
@@ -61,10 +63,6 @@ class App:
         self.page_at = 0
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
-        self.link = None            # the uplink's transport once one runs (box.app.loop)
-        # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
-        for k in range(K.COUNT):
-            keys.set_long(k, k == K.MENU or k == K.DEL)
 
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""

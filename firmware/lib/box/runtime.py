@@ -12,14 +12,18 @@ from box import pins
 from box.app import App, loop
 from box.buzzer import Buzzer
 from box.journal import Journal
-from box.keys import Keys, MENU
+from box.keys import COUNT, DEL, MENU, Keys
 
 
 def keypad(hw, pinmap=None):
-    """The keys of the map's keypad on hw's pins."""
+    """The keys of the map's keypad on hw's pins, long presses for the keys the app takes them
+    from (MENU, DEL)."""
     m = pinmap or pins.load()
     codes = pins.key_codes(m["keypad"]["legend"], hw.buttons, len(hw.rows) * len(hw.cols))
-    return Keys(hw.rows, hw.cols, hw.buttons, codes, hw.ticks_ms)
+    keys = Keys(hw.rows, hw.cols, hw.buttons, codes, hw.ticks_ms)
+    for k in range(COUNT):
+        keys.set_long(k, k == MENU or k == DEL)
+    return keys
 
 
 def maintenance(keys):
