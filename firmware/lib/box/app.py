@@ -49,7 +49,7 @@ class App:
         self.journal = journal
         self.clock = ticks_ms
         self.emit = emit
-        self.game = None
+        self.game = None  # type: engine.Game | None
         self.setup = None           # the setup menu (box.setup's Setup) while it is in use
         self.entry = screens.Entry()   # the play being keyed
         self.view = screens.View()  # mode, overlay and what they show
