@@ -119,9 +119,9 @@ def run():
     main = {"__name__": "__main__"}
     gc.collect()
     base = gc.mem_alloc()
-    from box import hw_pico
-    idle[0] = hw_pico.PicoHw.idle
-    hw_pico.PicoHw.idle = counted
+    from box.pico import PicoHw
+    idle[0] = PicoHw.idle
+    PicoHw.idle = counted
     f = open("main.py")
     code = compile(f.read(), "main.py", "exec")
     f.close()

@@ -77,6 +77,7 @@ def main():
     from box import keys as K
     t0 = ticks_us()
     from app_helpers import Bus, Clock, Keys
+    from box import runtime
     from box.app import App
     from box.buzzer import Buzzer
     from box.ht16k33 import HT16K33
@@ -88,7 +89,7 @@ def main():
     # dark until the app's boot has read the journal, as power-up makes them (box.runtime)
     app = App([HT16K33(bus, a, 15, False) for a in addresses], Keys(), Buzzer(None), journal,
               clock)
-    app.boot()
+    runtime.boot(app)
     app.step()   # the first key scan, then the first frame
     first_frame_us = ticks_diff(ticks_us(), t0)
     press_keys(app, clock, ["PLAY"] * 9)   # the setup menu's defaults: four players

@@ -46,6 +46,7 @@ class Stamped:
 def main():
     from app_helpers import Bus, Clock, Keys
     from box import keys as K
+    from box import runtime
     from box.app import App
     from box.buzzer import Buzzer
     from box.ht16k33 import HT16K33
@@ -58,7 +59,7 @@ def main():
     clock = Clock()
     journal = Journal(root)
     app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None), journal, clock)
-    app.boot()
+    runtime.boot(app)
     app.step()
     gc.collect()
     heap0 = gc.mem_alloc()

@@ -730,4 +730,6 @@ def test_the_benchs_resident_heap_is_the_box_as_main_py_runs_it():
     fatter = dict(files, **{"main.py": main.replace(run, b"\n_HELD = bytes(2048)" + run)})
     fat, _free, fat_qstrs, _pools = bench.pico_heap(bench.Firmware("image", ep.given_uf2(),
                                                                    fatter), {})
-    assert 2048 <= fat - heap <= 2048 + 64 and fat_qstrs == qstrs + 1
+    # 2 KB and the object's header (2 080 B), a slot of main.py's globals, and the new name's
+    # room in the names' string store, which grows by a chunk when the last one is full
+    assert 2048 <= fat - heap <= 2048 + 128 and fat_qstrs == qstrs + 1

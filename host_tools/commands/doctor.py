@@ -316,8 +316,11 @@ for _dr_d in _dr_ds:
 """
 
 KEYS_SETUP = """
-_dr_k = box.keys.Keys(_dr_hw.rows, _dr_hw.cols, _dr_hw.buttons, time.ticks_ms,
-                      legend=_dr_map["keypad"]["legend"], long_keys=())
+_dr_k = box.keys.Keys(_dr_hw.rows, _dr_hw.cols, _dr_hw.buttons,
+                      box.pins.key_codes(_dr_map["keypad"]["legend"], _dr_hw.buttons,
+                                         len(_dr_hw.rows) * len(_dr_hw.cols)), time.ticks_ms)
+for _dr_i in range(box.keys.COUNT):
+    _dr_k.set_long(_dr_i, False)
 def _dr_scan(ms):
     t = time.ticks_ms()
     while time.ticks_diff(time.ticks_ms(), t) < ms:

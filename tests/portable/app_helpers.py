@@ -1,5 +1,6 @@
 """A box on fake hardware for the UI tests: a bus of HT16K33 RAMs, an in-memory journal."""
 from box import keys as K
+from box import runtime
 from box.app import App
 from box.buzzer import Buzzer
 from box.ht16k33 import HT16K33
@@ -153,7 +154,7 @@ def make_box(ndisplays=4, record=None):
     clock = Clock()
     journal = Journal(record)
     app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None), journal, clock)
-    app.boot()
+    runtime.boot(app)
     app.step()
     return app, bus, clock, journal
 

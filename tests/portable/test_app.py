@@ -3,6 +3,7 @@ import sys
 
 from app_helpers import make_box, press, screen
 from box import app as A
+from box import runtime
 from box import keys as K
 from box import screens as S
 from box.buzzer import REJECT, Buzzer
@@ -96,7 +97,7 @@ def test_the_last_setup_is_remembered():
     assert app.game.players == 6
     app2, bus2, clock2, journal2 = make_box()
     journal2.setup = journal.setup
-    app2.boot()
+    runtime.boot(app2)
     assert app2.setup.players == 6
 
 
@@ -545,12 +546,11 @@ def test_face_keys_of_a_seat_that_must_return_are_refused():
 
 
 def test_the_displays_light_once_the_journal_is_read():
-    """Power-up makes the displays dark (box.runtime.display); boot() lights them once the
-    journal is read, so that keys are read from the moment they light: on a Pico the reading
-    takes up to half a second, and keys pressed while the displays were lit and the journal
-    was still being read went unseen. A display absent then is set up when it answers."""
+    """Power-up makes the displays dark (box.runtime.display); runtime.boot() lights them once
+    the journal is read, so that keys are read from the moment they light: on a Pico the
+    reading takes up to half a second, and keys pressed while the displays were lit and the
+    journal was still being read went unseen. A display absent then is set up when it answers."""
     from app_helpers import Bus, Clock, Journal, Keys
-    from box import runtime
     from box.app import App
     from box.buzzer import Buzzer
     bus = Bus([0x70, 0x71, 0x72, 0x73])
@@ -566,7 +566,7 @@ def test_the_displays_light_once_the_journal_is_read():
     app = App([runtime.display("ht16k33", bus, 0x70 + i) for i in range(4)], Keys(),
               Buzzer(None), journal, clock)
     assert bus.bytes == 0 and not any(d.online for d in app.displays)
-    app.boot()
+    runtime.boot(app)
     assert written == [0] and [d.online for d in app.displays] == [True, True, True, False]
     app.step()
     assert screen(app, bus).startswith("1-3 |P2 F|")
@@ -587,7 +587,7 @@ def test_a_display_absent_at_power_up_is_lit_when_it_appears():
     clock = Clock()
     app = App([HT16K33(bus, 0x70 + i) for i in range(4)], Keys(), Buzzer(None),
               Journal(TWO), clock)
-    app.boot()
+    runtime.boot(app)
     app.step()
     assert not app.displays[2].online
     # three answer: the four panels page over them (none is lost on the absent one)
@@ -625,7 +625,7 @@ def test_picking_up_a_display_allocates_nothing():
     bus.unplugged.add(0x71)
     clock = Clock()
     app = App([HT16K33(bus, 0x70), HT16K33(bus, 0x71)], Keys(), Buzzer(None), Journal(TWO), clock)
-    app.boot()
+    runtime.boot(app)
     for _ in range(3):
         clock.now += 700
         app.step()
@@ -660,7 +660,7 @@ def _boot_on(record, ndisplays=4, budget=None):
     store = CutStore(budget, power_cut=False)
     app = App([HT16K33(bus, a) for a in addresses], Keys(), Buzzer(None),
               Journal(folder.path + "/games", store), clock)
-    app.boot()
+    runtime.boot(app)
     app.step()
     return app, bus, clock, folder, store
 

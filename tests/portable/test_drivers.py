@@ -1,7 +1,7 @@
 """Drivers (font, HT16K33, keys, buzzer, pin map) against fake hardware; CPython and MicroPython."""
 import sys
 
-from box import buzzer, panels, keys, pincheck, pins
+from box import buzzer, panels, keys, pincheck, pins, runtime
 from box.ht16k33 import HT16K33, RETRY_MS
 
 # What init() writes to a blank display: the RAM address, 14 blank bytes, the canary in
@@ -146,8 +146,11 @@ def make_keys(long_keys=None, t=0):
     board = FakeHw()
     btns = [(n, ButtonPin()) for n in BUTTON_NAMES]
     clock = Clock(t)
-    k = keys.Keys(board.rows, board.cols, btns, clock, ("123A", "456B", "789C", "E0FD"),
-                  long_keys)
+    codes = pins.key_codes(("123A", "456B", "789C", "E0FD"), btns, 16)
+    k = keys.Keys(board.rows, board.cols, btns, codes, clock)
+    if long_keys is not None:   # only those report long presses, as App sets its own
+        for c in range(keys.COUNT):
+            k.set_long(c, c in long_keys)
     return k, board, dict(btns), clock
 
 
@@ -195,6 +198,29 @@ def test_font_mask_does_not_allocate():
 
 # ---------------------------------------------------------------- HT16K33
 
+def panel(s):
+    """A panel as box.screens draws one with box.panels, from bytes: each character a digit
+    (panels.mask), a '.' lighting the point of the one before it, a ':' the colon."""
+    buf = bytearray(panels.SIZE)
+    pos = -1
+    for c in s:
+        if c == 46:
+            panels.dot(buf, 0, pos)
+        elif c == 58:
+            panels.colon(buf, 0)
+        else:
+            pos += 1
+            panels.put(buf, 0, pos, panels.mask(c))
+    return buf
+
+
+def send(d, buf):
+    """Hand a panel to the driver as box.app does: raw() for each digit, then colon()."""
+    for pos in range(4):
+        d.raw(pos, buf[pos])
+    d.colon(buf[4])
+
+
 def test_init_sequence():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
@@ -207,12 +233,12 @@ def test_show_writes_only_changed_bytes():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
     chip.take()
-    d.text("12")
+    send(d, panel(b"12"))
     assert d.show()
     assert chip.take() == [b"\x00\x06\x00\x5b"]  # RAM 0 and 2: one write
     d.show()
     assert chip.take() == []
-    d.text("13")
+    send(d, panel(b"13"))
     d.show()
     assert chip.take() == [b"\x02\x4f"]
     d.colon(True)
@@ -266,10 +292,10 @@ def test_digits_one_position_apart_share_a_write_far_apart_do_not():
 def test_a_whole_new_content_is_one_write_of_11_bus_bytes():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
-    d.text("12:34")
+    send(d, panel(b"12:34"))
     d.show()
     chip.take()
-    d.text("5.6 7.8")
+    send(d, panel(b"5.67.8"))   # every digit and the colon change
     d.show()
     writes = chip.take()
     assert len(writes) == 1 and writes[0][0] == 0 and bus_bytes(writes) == 11
@@ -326,40 +352,26 @@ def test_show_sends_the_fewest_bus_bytes_in_the_fewest_writes():
         assert chip.ram == d.ram
 
 
-def test_brightness_and_blink_commands():
+def test_brightness_is_set_with_the_chip():
     chip = FakeChip(0x71)
-    d = HT16K33(chip, 0x71, brightness=4)
+    HT16K33(chip, 0x71, brightness=4)
     assert chip.take() == [b"\x21", CANARY_RAM, b"\x81", b"\xe4"]
-    d.brightness(3)
-    d.blink(2)
-    d.brightness(99)
-    assert chip.take() == [b"\xe3", b"\x85", b"\xef"]
+    HT16K33(chip, 0x71, brightness=0x13)   # 0..15: the low four bits
+    assert chip.take() == [b"\x21", CANARY_RAM, b"\x81", b"\xe3"]
 
 
-def test_text_layout():
+def test_digit_colon_and_clear_layout():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
 
     def digits():
         return [d.ram[a] for a in (0, 2, 6, 8)]
-    d.text("F.2:5")
+    send(d, panel(b"F.2:5"))
     assert digits() == [0x71 | 0x80, 0x5B, 0x6D, 0] and d.ram[4] == 0x02
-    d.text("1.2.3.4.")
+    send(d, panel(b"1.2.3.4."))
     assert digits() == [0x86, 0xDB, 0xCF, 0xE6] and d.ram[4] == 0
-    d.text(".8..")
-    assert digits() == [0x80, 0xFF, 0x80, 0]
-    d.text("bEEF12")
-    assert digits() == [0x7C, 0x79, 0x79, 0x71]
-    d.text("7", right=True)
-    assert digits() == [0, 0, 0, 0x07]
-    d.text("-1.", right=True)
-    assert digits() == [0, 0, 0x40, 0x86]
-    d.text(b"dH:")
-    assert digits() == [0x5E, 0x76, 0, 0] and d.ram[4] == 0x02
-    d.text("")
-    assert digits() == [0, 0, 0, 0] and d.ram[4] == 0
     d.raw(3, 0x1FF)
-    assert digits() == [0, 0, 0, 0xFF]
+    assert digits() == [0x86, 0xDB, 0xCF, 0xFF]
     d.colon(True)
     d.colon(False)
     assert d.ram[4] == 0
@@ -370,7 +382,7 @@ def test_text_layout():
 def test_check_reads_the_canary_and_writes_nothing_while_it_is_there():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
-    d.text("12")
+    send(d, panel(b"12"))
     d.show()
     chip.take()
     assert d.check() is True
@@ -380,7 +392,7 @@ def test_check_reads_the_canary_and_writes_nothing_while_it_is_there():
 def test_check_re_sends_a_chip_that_lost_power():
     chip = FakeChip()
     d = HT16K33(chip, 0x70, brightness=7)
-    d.text("3")
+    send(d, panel(b"3"))
     d.show()
     chip.ram[:] = bytes(16)   # powered up again: blank, oscillator off
     chip.take()
@@ -415,15 +427,13 @@ def test_check_of_a_chip_that_went_away_takes_it_offline():
 
 def test_offline_then_recovery_rewrites_everything():
     chip = FakeChip()
-    d = HT16K33(chip, 0x70)
-    d.text("12")
+    d = HT16K33(chip, 0x70, brightness=7)
+    send(d, panel(b"12"))
     d.show()
     chip.fail = True
-    d.text("34")
+    send(d, panel(b"34"))
     assert d.show() is False  # no exception reaches the caller
     assert not d.online and d.errors == 1
-    d.brightness(7)  # remembered for the re-init
-    d.blink(1)
     tries = chip.attempts
     assert d.service(1000) is False  # starts the retry clock
     assert d.service(1000 + RETRY_MS - 1) is False
@@ -440,7 +450,7 @@ def test_offline_then_recovery_rewrites_everything():
     image = bytearray(CANARY_RAM)
     image[1] = 0x4F  # "3" at RAM 0
     image[3] = 0x66  # "4" at RAM 2
-    assert chip.take() == [b"\x21", bytes(image), b"\x83", b"\xe7"]
+    assert chip.take() == [b"\x21", bytes(image), b"\x81", b"\xe7"]   # brightness 7 again
     assert chip.ram == d.ram
     d.service(1000 + 2 * RETRY_MS + 1)
     assert chip.take() == []
@@ -457,7 +467,7 @@ def test_offline_at_power_up_and_short_ack():
     d.service(RETRY_MS)
     assert d.online
     chip.short_ack = True  # the chip NACKs data bytes
-    d.text("8")
+    send(d, panel(b"8"))
     assert d.show() is False and not d.online
 
 
@@ -465,7 +475,7 @@ def test_retry_survives_tick_wraparound():
     chip = FakeChip()
     d = HT16K33(chip, 0x70)
     chip.fail = True
-    d.text("1")
+    send(d, panel(b"1"))
     d.show()
     start = (1 << 30) - 300
     d.service(start)
@@ -474,15 +484,15 @@ def test_retry_survives_tick_wraparound():
     assert d.service(start + RETRY_MS - (1 << 30)) is True
 
 
-def test_show_and_text_do_not_allocate():
+def test_show_raw_and_colon_do_not_allocate():
     chip = FakeChip()
     chip.record = False
     d = HT16K33(chip, 0x70)
-    msgs = ("12:34", "F.2.", "  -1", "bEEF")
+    msgs = tuple(panel(s) for s in (b"12:34", b"F.2.", b"  -1", b"bEEF"))
     state = [0]
 
     def step():
-        d.text(msgs[state[0] & 3])
+        send(d, msgs[state[0] & 3])
         state[0] += 1
         d.show()
     step()
@@ -503,6 +513,14 @@ def test_key_names_and_codes():
         assert keys.NAMES[keys.code(name)] == name
     assert keys.MENU == 23 and keys.AS == 18
     assert raises(ValueError, keys.code, "X")
+
+
+def test_key_codes_from_the_legend_and_button_names():
+    btns = [("MENU", None), ("g", None)]
+    assert pins.key_codes(("12", "aF"), btns, 4) == bytes([1, 2, 10, 15, keys.MENU, keys.G])
+    assert raises(ValueError, pins.key_codes, ("12", "3"), btns, 4)   # a key short
+    assert raises(ValueError, pins.key_codes, ("12", "3X"), btns, 4)  # X names no key
+    assert raises(ValueError, pins.key_codes, ("12", "34"), [("OK", None)], 4)
 
 
 def test_every_matrix_key_gives_its_legend_code():
@@ -558,9 +576,9 @@ def test_short_glitch_is_ignored():
 def test_buttons_held_and_read():
     k, board, btns, clock = make_keys()
     btns["MENU"].level = 0
-    assert k.read(keys.MENU) and not k.read(keys.DEL)
+    assert runtime.held_now(k, keys.MENU) and not runtime.held_now(k, keys.DEL)
     board.down[13] = 1  # row 3 col 1 = '0'
-    assert k.read(0) and not k.read(1)
+    assert runtime.held_now(k, 0) and not runtime.held_now(k, 1)
     got = []
     run(k, clock, 0, got)
     assert not k.held(keys.MENU)

@@ -39,6 +39,8 @@ class App:
     """One box: displays (1-4 HT16K33), keys, buzzer, journal, clock and a serial emitter."""
 
     link = None   # the uplink the main loop steps between keys, if any (set on the instance)
+    # The keys' long presses (box.runtime.keypad enables them): MENU opens the setup menu, DEL
+    # clears the entry; no other key has one.
 
     def __init__(self, displays, keys, buzzer, journal, ticks_ms, emit=None):
         self.displays = displays
@@ -47,7 +49,7 @@ class App:
         self.journal = journal
         self.clock = ticks_ms
         self.emit = emit
-        self.game = None
+        self.game = None  # type: engine.Game | None
         self.setup = None           # the setup menu (box.setup's Setup) while it is in use
         self.entry = screens.Entry()   # the play being keyed
         self.view = screens.View()  # mode, overlay and what they show
@@ -61,33 +63,6 @@ class App:
         self.page_at = 0
         self.refresh_at = ticks_ms()
         self.refresh_next = 0       # the display whose turn it is to be re-sent
-        self.link = None            # the uplink's transport once one runs (box.app.loop)
-        # long presses: MENU opens the setup menu, DEL clears the entry; no other key has one
-        for k in range(K.COUNT):
-            keys.set_long(k, k == K.MENU or k == K.DEL)
-
-    # --- start ------------------------------------------------------------------------------
-
-    def boot(self):
-        """Resume the journalled game, or open the setup menu; then light the displays (made
-        dark at power-up): keys are read from the next pass of the loop, and a key pressed
-        while the journal is read (up to half a second on a Pico) would not be."""
-        self.setup = None   # the menu opens with the journal's last setup
-        game, _dropped = self.journal.resume()
-        if game is not None:
-            self.game = game
-        self._home()   # without a game, the menu reads the last setup with the same reading
-        self.journal.forget_reader()   # read only at boot: its heap goes back to the game
-        for d in self.displays:
-            d.init()
-        j = self.journal
-        if j.lost or j.repaired:
-            self.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
-        self.redraw()
-        if (j.lost or j.repaired) and self.emit is not None:
-            # on USB too, a line that is not a state (matchbox watch names it)
-            self.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
-                j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
 
     def _home(self):
         """Back to where the game stands: PLAY, FINISHED, or the setup menu without a game."""

@@ -1,15 +1,17 @@
 """One HT16K33 4-digit 7-segment backpack (Adafruit 0.56" layout) on an injected I2C bus.
 
 The I2C object needs `writeto(addr, buf)` and `readfrom_mem_into(addr, reg, buf)`
-(MicroPython's machine.I2C). Drawing calls (raw, text, colon, clear) change a RAM image in
-memory; show() sends only the bytes that changed, in as few writes as make the fewest bytes on
-the bus. Each write costs 2 bytes besides its data (the chip's I2C address and the RAM
-address), so two changed runs share one write, the unchanged bytes between them sent again,
-when that gap is at most 2 bytes (at 2 the bus bytes are the same, and one write fewer is
-quicker): one changed digit is a write of 3 bus bytes, two neighbouring digits (RAM 0 and 2)
-one write of 5, a whole new content one write of 11. A bus error never reaches the caller:
-the display goes offline, and service(now_ms) tries again at most every RETRY_MS,
-re-initialising the chip and rewriting its RAM once it answers.
+(MicroPython's machine.I2C). Drawing calls (raw, colon, clear) change a RAM image in memory;
+show() sends only the bytes that changed, in as few writes as make the fewest bytes on the
+bus. Each write costs 2 bytes besides its data (the chip's I2C address and the RAM address),
+so two changed runs share one write, the unchanged bytes between them sent again, when that
+gap is at most 2 bytes (at 2 the bus bytes are the same, and one write fewer is quicker): one
+changed digit is a write of 3 bus bytes, two neighbouring digits (RAM 0 and 2) one write of 5,
+a whole new content one write of 11. A bus error never reaches the caller: the display goes
+offline, and service(now_ms) tries again at most every RETRY_MS, re-initialising the chip and
+rewriting its RAM once it answers. The brightness is set once, when the chip is set up; the
+box draws its text with box.panels and never blinks (a text or blink method here would be
+code in the box's heap that nothing calls).
 
 A display unplugged and plugged back while nothing changed raises no error, yet comes back
 dark (a chip powers up off, its RAM not ours). check() finds that out cheaply: the last two
@@ -26,14 +28,12 @@ except ImportError:
         return x
 
 from box import ticks_diff
-from box.panels import mask
 
 _OSC_ON = const(0x21)
-_DISPLAY_ON = const(0x81)  # | blink << 1
+_DISPLAY_ON = const(0x81)  # not blinking
 _DIMMING = const(0xE0)  # | brightness 0..15
 _COLON_ADDR = const(4)
 _COLON_BIT = const(0x02)
-_DP = const(0x80)
 RETRY_MS = const(1000)
 _MERGE_GAP = const(2)  # unchanged bytes between two changed runs still sent in one write
 _CANARY_AT = const(14)  # RAM 14 and 15 (COM7): lit by nothing, read back by check()
@@ -67,7 +67,6 @@ class HT16K33:
         self._chip = bytearray(16)  # what the chip holds as far as we know
         self._readable = True  # the chip answered reads (or has not been asked yet)
         self._brightness = brightness & 15
-        self._blink = 0
         self._last_try = None
         if lit:
             self.init()
@@ -83,7 +82,7 @@ class HT16K33:
             self._send(17)
             for i in range(16):
                 self._chip[i] = self.ram[i]
-            self._command(_DISPLAY_ON | self._blink << 1)
+            self._command(_DISPLAY_ON)
             self._command(_DIMMING | self._brightness)
             self.online = True
         except OSError:
@@ -160,16 +159,6 @@ class HT16K33:
                 return self.online
         return self.init()
 
-    def brightness(self, n):
-        """Set the brightness 0 (dimmest, not off) .. 15 (brightest)."""
-        self._brightness = min(max(n, 0), 15)
-        self._try_command(_DIMMING | self._brightness)
-
-    def blink(self, rate):
-        """Blink the whole display: 0 off, 1 = 2 Hz, 2 = 1 Hz, 3 = 0.5 Hz."""
-        self._blink = rate & 3
-        self._try_command(_DISPLAY_ON | self._blink << 1)
-
     def raw(self, pos, mask):
         """Set digit pos (0 = leftmost) to a segment mask (bit 7 = its decimal point)."""
         self.ram[POSITIONS[pos]] = mask & 0xFF
@@ -186,50 +175,10 @@ class HT16K33:
         for i in range(_CANARY_AT):
             self.ram[i] = 0
 
-    def text(self, s, right=False):
-        """Show up to 4 characters of s (str or bytes), replacing digits and colon.
-
-        A '.' lights the decimal point of the character before it (or takes a blank digit
-        of its own when there is none, e.g. at the start or after another '.'); a ':'
-        lights the colon wherever it appears. Characters beyond the 4th digit are dropped.
-        Shorter texts are left-aligned, or right-aligned with right=True; unused digits
-        are blank. Characters without a glyph show blank.
-        """
-        ram = self.ram
-        for a in POSITIONS:
-            ram[a] = 0
-        ram[_COLON_ADDR] = 0
-        pos = 0
-        last = -1  # digit that may still take a '.'
-        for ch in s:
-            c = ord(ch) if isinstance(ch, str) else ch
-            if c == 58:  # ':'
-                ram[_COLON_ADDR] = _COLON_BIT
-            elif c == 46 and last >= 0:  # '.'
-                ram[POSITIONS[last]] |= _DP
-                last = -1
-            elif pos < 4:
-                ram[POSITIONS[pos]] = _DP if c == 46 else mask(c)
-                last = -1 if c == 46 else pos
-                pos += 1
-            else:
-                last = -1
-        if right:
-            shift = 4 - pos
-            for i in range(3, -1, -1):
-                ram[POSITIONS[i]] = ram[POSITIONS[i - shift]] if i >= shift else 0
-
     def _fail(self):
         self.online = False
         self.errors += 1
         self._last_try = None
-
-    def _try_command(self, byte):
-        if self.online:
-            try:
-                self._command(byte)
-            except OSError:
-                self._fail()
 
     def _command(self, byte):
         _TX[0] = byte

@@ -43,31 +43,24 @@ def code(name):
 class Keys:
     """Scanner for the keypad matrix (rows x cols) and the direct buttons."""
 
-    def __init__(self, rows, cols, buttons, ticks_ms, legend=("123A", "456B", "789C", "E0FD"),
-                 long_keys=None):
-        """buttons: dict name -> pin or list of (name, pin); legend: one string per row,
-        its characters naming the faces of that row's keys left to right (column order).
-        long_keys: codes that report long presses (None = every key)."""
+    def __init__(self, rows, cols, buttons, codes, ticks_ms):
+        """rows, cols: the matrix's pins; buttons: list of (name, pin); codes: the key code of
+        each matrix key, row by row and left to right, then of each button (box.pins.key_codes
+        makes them from the pin map at power-up). Every key reports long presses until
+        set_long() says otherwise."""
         self.rows = tuple(rows)
         self.cols = tuple(cols)
-        items = list(buttons.items() if isinstance(buttons, dict) else buttons)
-        self.buttons = tuple(p for _, p in items)
-        self._bcode = bytes(code(n) for n, _ in items)
-        self._mcode = bytes(code(ch) for row in legend for ch in row)  # matrix index -> code
-        if len(self._mcode) != len(self.rows) * len(self.cols):
-            raise ValueError("legend does not match the matrix")
+        self.buttons = tuple(p for _, p in buttons)
+        n = len(self.rows) * len(self.cols)
+        self._mcode = codes[:n]  # matrix index -> code
+        self._bcode = codes[n:]
         self._clock = ticks_ms
         self._raw = bytearray(COUNT)  # last reading, 1 = down
         self._state = bytearray(COUNT)  # debounced state
         self._long_sent = bytearray(COUNT)
-        self._long_ok = bytearray(COUNT)
+        self._long_ok = bytearray(b"\x01" * COUNT)
         self._changed = [0] * COUNT  # time of the last raw change
         self.events = bytearray(COUNT)  # a key gives at most one event per poll
-        if long_keys is None:
-            self._long_ok[:] = b"\x01" * COUNT
-        else:
-            for c in long_keys:
-                self._long_ok[c] = 1
         for p in self.rows:
             p.value(1)
 
@@ -128,18 +121,3 @@ class Keys:
     def held(self, key):
         """Whether a key is down after debouncing (as of the last poll)."""
         return self._state[key] == 1
-
-    def read(self, key):
-        """Read one key straight from the pins now, without debouncing (e.g. at power-up)."""
-        for i in range(len(self.buttons)):
-            if self._bcode[i] == key:
-                return self.buttons[i].value() == 0
-        ncols = len(self.cols)
-        for i in range(len(self._mcode)):
-            if self._mcode[i] == key:
-                row = self.rows[i // ncols]
-                row.value(0)
-                down = self.cols[i % ncols].value() == 0
-                row.value(1)
-                return down
-        return False

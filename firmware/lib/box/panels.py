@@ -1,6 +1,6 @@
 """Panels: what the box shows, as 4-digit segment images drawn without allocating, and the
 seven-segment glyphs they are drawn with (segment masks with a = bit 0 ... g = bit 6 and
-dp = bit 7; the display driver draws its text with them too).
+dp = bit 7).
 
 A panel is 5 bytes in a shared bytearray: four digit masks (bit 7 = decimal point) and a
 colon flag. Texts are bytes constants, so drawing on a key press creates no objects.

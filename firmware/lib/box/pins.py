@@ -5,6 +5,8 @@ in a map, is imported by the self-test alone, so the box does not keep it in its
 """
 import json
 
+from box.keys import code
+
 # The display kinds a map may name ("kind" of a display; without one, the first): each has a
 # driver in box.runtime.display.
 KINDS = ("ht16k33",)
@@ -20,6 +22,16 @@ def load(path="pinmap.json"):
 def buttons(m):
     """List of (name, gpio) for the direct buttons, in map order."""
     return [(b["name"], b["gpio"]) for b in m["buttons"]]
+
+
+def key_codes(legend, buttons, size):
+    """The codes box.keys.Keys takes: the keypad's `legend` (a string a row naming the faces
+    of its keys, left to right) for a matrix of `size` keys, then the `buttons`' names (list of
+    (name, pin)). ValueError when the legend does not match the matrix or names no key."""
+    codes = bytes(code(ch) for row in legend for ch in row)
+    if len(codes) != size:
+        raise ValueError("legend does not match the matrix")
+    return codes + bytes(code(name) for name, _ in buttons)
 
 
 def addresses(m):

@@ -24,7 +24,7 @@ from box.app import loop   # noqa: E402
 
 # What only power-up uses: let go once the app is started, their code back to the heap for
 # the game (on the official MicroPython a module's code is in the heap while it is loaded).
-BOOT_ONLY = ("box.runtime", "box.pins")
+BOOT_ONLY = ("box.runtime", "box.pins", "box.hw_pico")
 
 
 def _start():

@@ -4,24 +4,48 @@ loop (box.app.loop).
 `hw` is the board (see docs): the Pico's real parts from box.hw_pico, or the simulator's
 virtual ones. Everything the firmware touches goes through it. Power-up only: on the Pico
 box.powerup calls power_up() (the board, maintenance mode, the watchdog, the app) and lets this
-module and box.pins go once the app is started.
+module and box.pins go once the app is started. Its work once at power-up (the keypad's
+codes, the maintenance key, the app's boot) lives here for that: official MicroPython holds a
+loaded module's code in the heap, and this module's goes back once the app runs.
 """
 from box import pins
 from box.app import App, loop
 from box.buzzer import Buzzer
 from box.journal import Journal
-from box.keys import Keys, MENU
+from box.keys import COUNT, DEL, MENU, Keys
 
 
 def keypad(hw, pinmap=None):
-    """The keys of the map's keypad on hw's pins."""
+    """The keys of the map's keypad on hw's pins, long presses for the keys the app takes them
+    from (MENU, DEL)."""
     m = pinmap or pins.load()
-    return Keys(hw.rows, hw.cols, hw.buttons, hw.ticks_ms, legend=m["keypad"]["legend"])
+    codes = pins.key_codes(m["keypad"]["legend"], hw.buttons, len(hw.rows) * len(hw.cols))
+    keys = Keys(hw.rows, hw.cols, hw.buttons, codes, hw.ticks_ms)
+    for k in range(COUNT):
+        keys.set_long(k, k == MENU or k == DEL)
+    return keys
 
 
 def maintenance(keys):
     """True when the maintenance key (MENU) is held at power-up: skip the app, keep the REPL."""
-    return keys.read(MENU)
+    return held_now(keys, MENU)
+
+
+def held_now(keys, key):
+    """Whether a key is down, read straight from the pins now without debouncing (at
+    power-up, before the keys are polled)."""
+    for i in range(len(keys.buttons)):
+        if keys._bcode[i] == key:
+            return keys.buttons[i].value() == 0
+    ncols = len(keys.cols)
+    for i in range(len(keys._mcode)):
+        if keys._mcode[i] == key:
+            row = keys.rows[i // ncols]
+            row.value(0)
+            down = keys.cols[i % ncols].value() == 0
+            row.value(1)
+            return down
+    return False
 
 
 def display(kind, i2c, address):
@@ -36,8 +60,8 @@ def display(kind, i2c, address):
 
 
 def build(hw, pinmap=None, keys=None):
-    """The App wired to hw, with a driver for every display of the map, dark until the app's
-    boot() has read the journal: the panels are shared out over those that answer, and one
+    """The App wired to hw, with a driver for every display of the map, dark until
+    boot(app) has read the journal: the panels are shared out over those that answer, and one
     that answers later (plugged in, or slow at power-up) is picked up and lit by the app.
     `keys`: the keypad already made (power-up made it to look for the maintenance key; making
     it takes about 4 ms on a Pico, emulated)."""
@@ -62,8 +86,30 @@ def start(hw, pinmap=None, keys=None):
             hw.emit('{"hall": "hall.json: this board has no network"}')
         else:
             app.link = mqtt_link.build(hw, app)   # pyright: ignore[reportAttributeAccessIssue]
-    app.boot()
+    boot(app)
     return app
+
+
+def boot(app):
+    """Resume the journalled game, or open the setup menu; then light the displays (made dark
+    at power-up): keys are read from the next pass of the loop, and a key pressed while the
+    journal is read (up to half a second on a Pico) would not be."""
+    app.setup = None   # the menu opens with the journal's last setup
+    j = app.journal
+    game, _dropped = j.resume()
+    if game is not None:
+        app.game = game
+    app._home()   # without a game, the menu reads the last setup with the same reading
+    j.forget_reader()   # read only at boot: its heap goes back to the game
+    for d in app.displays:
+        d.init()
+    if j.lost or j.repaired:
+        app.view.notice(j.kept is None, j.repaired, j.lost)   # until a key is pressed
+    app.redraw()
+    if (j.lost or j.repaired) and app.emit is not None:
+        # on USB too, a line that is not a state (matchbox watch names it)
+        app.emit('{"lost": %d, "repaired": %d, "kept": %s}' % (
+            j.lost, j.repaired, '"%s"' % j.kept if j.kept else "null"))
 
 
 def power_up():
