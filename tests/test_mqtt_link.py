@@ -597,9 +597,6 @@ def test_a_pico_w_starts_its_radio_at_power_up_before_the_game_is_shown(tmp_path
         link = None
         journal = Journal()
 
-        def boot(self):
-            order.append("shown")
-
     class PicoW:
         ticks_ms = staticmethod(lambda: 0)
 
@@ -607,6 +604,7 @@ def test_a_pico_w_starts_its_radio_at_power_up_before_the_game_is_shown(tmp_path
             order.append(line)
 
     monkeypatch.setattr(runtime, "build", lambda hw, pinmap, keys: App())
+    monkeypatch.setattr(runtime, "boot", lambda app: order.append("shown"))
     app = runtime.start(PicoW())
     assert order == ["radio", "shown"] and isinstance(app.link, mqtt_link.Link)
 
