@@ -608,12 +608,9 @@ def test_ctrl_c_at_other_stages(home, argv, moment, line):
 def test_ctrl_c_stops_the_hall_as_a_server_is_stopped(home):
     """Ctrl-C is how a server is stopped: said plainly, `matchbox hall: stopped`, status 130
     (docs/hall.md), its broker gone with it."""
-    import socket
+    from hall_helpers import free_port
     folder, env = home
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        mqtt = s.getsockname()[1]
-    proc = start(("hall", "serve", "hall", "--port", "0", "--mqtt-port", str(mqtt),
+    proc = start(("hall", "serve", "hall", "--port", "0", "--mqtt-port", str(free_port()),
                    "--audience-port", "0"), folder, env)
     status, err = stopped(proc, signal.SIGINT, printed)
     # its last line; before it only what the hall says as it starts (the page's MQTT client

@@ -308,14 +308,9 @@ def test_watch_a_file_of_state_lines(pkg):
 def test_hall_serves_a_box_of_the_installed_package(pkg):
     """enrol, serve (the embedded broker), sim --uplink: the page (package data), the displays
     (the firmware's screens from the package's copy) and the record, all from the wheel."""
-    import socket
     import urllib.request
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
-    http, mqtt = ports
+    from hall_helpers import free_port
+    http, mqtt = free_port(), free_port()
     url = pkg.matchbox("hall", "enrol", "hall", "t1",
                        "--mqtt-port", str(mqtt)).stdout.splitlines()[0]
     serve = subprocess.Popen(["matchbox", "hall", "serve", "hall", "--port", str(http),
