@@ -53,10 +53,12 @@ $(NPM_STAMP): $(PICO_JS)/package-lock.json
 pico-js:
 	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory $(NPM_STAMP); fi
 
+# pytest runs 3 workers on 2 cores: many tests wait on a server, a browser or a MicroPython
+# process of their own, so a third worker keeps the cores busy.
 test: $(STAMP) pico-js $(if $(NPM),$(WEB_STAMP) $(HALL_STAMP))
 	$(BIN)/python -m host_tools.device.build --check
 	$(BIN)/pyright -p pyrightconfig.json
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n 3
 
 typecheck: $(STAMP)
 	$(BIN)/pyright -p pyrightconfig.json
