@@ -25,18 +25,20 @@ GAME = "001-00000000"   # the game id of the lines the tests send by hand
 
 
 _GIVEN = set()   # the ports this process has handed out
+BROWSERS_REFUSE = 10100   # Chromium refuses some ports below this one (ERR_UNSAFE_PORT)
 
 
 def free_port():
     """A port nothing listens on, for a server a test starts and may start again on it. Drawn
     below the kernel's ephemeral range: a port the kernel gives meanwhile to another test's
-    client or `--port 0` server is never one of these. Each pytest-xdist worker draws from a
-    slice of its own, so two workers never hand out the same port."""
+    client or `--port 0` server is never one of these. And above the ports browsers refuse
+    (Chromium's list ends at 10080). Each pytest-xdist worker draws from a slice of its own,
+    so two workers never hand out the same port."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         ephemeral = int(f.read().split()[0])
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
-    slice_ = (ephemeral - 1024) // 8
-    low = 1024 + (int(worker) % 8 if worker.isdigit() else 0) * slice_
+    slice_ = (ephemeral - BROWSERS_REFUSE) // 8
+    low = BROWSERS_REFUSE + (int(worker) % 8 if worker.isdigit() else 0) * slice_
     for _ in range(1000):
         port = random.randrange(low, low + slice_)
         if port in _GIVEN:
