@@ -20,24 +20,14 @@ CLI = [sys.executable, "-m", "host_tools.cli"]
 NAMES = ["Ann", "Ben", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
 
-
-def snapshot(folder):
-    """{path: bytes} of every file under folder: what a refused command must leave as it was."""
-    out = {}
-    for root, _, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(root, name)
-            with open(path, "rb") as f:
-                out[os.path.relpath(path, folder)] = f.read()
-    return out
-
 def event(*argv):
     return subprocess.run(CLI + ["event"] + [str(a) for a in argv], capture_output=True,
                           text=True, timeout=120)
 
 
 def snapshot(folder):
-    """{relative path: bytes} of everything under folder."""
+    """{relative path: bytes} of everything under folder: what a refused command must leave
+    as it was."""
     out = {}
     for here, _, names in os.walk(folder):
         for name in names:
