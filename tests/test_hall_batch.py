@@ -1,5 +1,5 @@
 """The hall under load (the paths bench/bench_hall.py found slow): many lines stored with one
-fsync a file (records.Tables.store_all), the keeper's writer storing what is queued together
+fsync, the commit log's (records.Tables.store_all), the keeper's writer storing what is queued together
 and acknowledging each box once, and the page's views made again only for tables that changed.
 """
 import collections
@@ -23,7 +23,7 @@ def synced(monkeypatch):
     return paths
 
 
-def test_store_all_fsyncs_each_file_once(tmp_path, synced):
+def test_store_all_fsyncs_the_commit_log_once(tmp_path, synced):
     tables = records.Tables(str(tmp_path))
     lines = header_lines()
     batch = [("t1", G1, seq, lines[seq - 1], None, None) for seq in range(1, 7)]
@@ -34,14 +34,15 @@ def test_store_all_fsyncs_each_file_once(tmp_path, synced):
     assert isinstance(results[7], records.Refused) and "after a gap" in str(results[7])
     assert results[8] == records.DUPLICATE
     t1, t2 = tables.table("t1"), tables.table("t2")
-    # one fsync a file, and one of the folder of each new file
-    assert sorted(synced) == sorted([t1.path(), t1.folder, t2.path(), t2.folder])
+    # one fsync, the commit log's (and the hall's folder once, where the log was made)
+    log = os.path.join(str(tmp_path), records.LOG)
+    assert synced == [str(tmp_path), log]
     assert t1.ack() == (G1, 6) and t2.ack() == (G1, 1)
     with open(t1.path()) as f:
         assert f.read().splitlines() == lines
     synced.clear()
     assert tables.store("t2", G1, 2, lines[1]) == records.STORED   # one line: as before
-    assert synced == [t2.path()]
+    assert synced == [log]
     with pytest.raises(records.Refused):
         tables.store("t2", G1, 4, lines[3])
 
@@ -77,7 +78,7 @@ def test_the_writer_stores_a_batch_and_acknowledges_each_box_once(tmp_path, sync
     keep._write()
     assert sorted(keep.client.published) == [
         (protocol.ack_topic("t1"), (G1, 4), 1, True), (protocol.ack_topic("t2"), (G1, 1), 1, True)]
-    assert len(synced) == 4             # two files and their folders, once each
+    assert synced == [str(tmp_path), os.path.join(str(tmp_path), records.LOG)]   # the log
     assert keep.dropped == 1 and logged == ["dropped a message on matchbox/t2/journal: not JSON"]
 
 

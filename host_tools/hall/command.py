@@ -497,6 +497,7 @@ def serve(args):
             httpd.server_close()
         announcer.stop()
         keep.stop()
+        tables.close()
         if publisher is not None:
             publisher.stop()
         if viewers is not None:

@@ -6,8 +6,8 @@ down; QoS 0 with the embedded broker, in the hall's own process: Keeper), and fo
 (host_tools.hall.records, on disk before anything else) and publishes the acknowledgement on
 the box's ack topic, retained. The client's thread only queues the messages (at most QUEUE:
 a full queue holds the client back, and the broker with it); the hall's writer thread takes
-every message waiting (at most BATCH), stores them with one fsync a file (a group commit:
-Tables.store_all) and then acknowledges each box once, its last line. A message that is not
+every message waiting (at most BATCH), stores them with one fsync, the commit log's (a group
+commit: Tables.store_all) and then acknowledges each box once, its last line. A message that is not
 one, or a line that does not fit, is dropped with one log line on stderr (the first
 DROPS_LOGGED of a topic a minute; then one line counting the rest); the hall goes on. At
 each connection it publishes the acknowledgement of every table it has, so a box learns at once
@@ -33,7 +33,7 @@ from host_tools.hall import accounts, protocol, records
 
 CLIENT_ID = accounts.HALL_CLIENT_ID
 QUEUE = 1024    # messages taken from the broker and not yet stored
-BATCH = 256     # at most this many lines stored together (one fsync a file)
+BATCH = 256     # at most this many lines stored together (one fsync)
 PING_S = 5.0    # the hall's message to itself, to learn that it still receives
 DROPS_LOGGED = 5      # dropped messages of one topic logged in full each DROP_WINDOW_S
 DROP_WINDOW_S = 60.0  # then one line counts the others
