@@ -136,13 +136,39 @@ class _Copied(dict):
     """amqtt's subscriptions, looped over through a copy: amqtt 0.12 awaits inside its loops
     over them (at every connection, at every message), and a client subscribing meanwhile
     changed the dict under the loop ("dictionary changed size during iteration", which killed
-    that connection's handler)."""
+    that connection's handler).
+
+    `items()` is amqtt's loop of a message over every topic filter (Broker._run_broadcast, its
+    only caller), which matched each message against every box's subscription in Python: at
+    200 tables its event loop was saturated. Given the message's topic (`topic`, set by
+    _Broadcasts as the message is taken, used once) it lists only the filters that may match
+    it: the topic itself and those with a wildcard, which amqtt's own matching then checks."""
+
+    topic = None
 
     def __iter__(self):
         return iter(list(dict.keys(self)))
 
     def items(self):
-        return list(dict.items(self))
+        topic, self.topic = self.topic, None
+        if topic is None:
+            return list(dict.items(self))
+        return [(f, subs) for f, subs in dict.items(self)
+                if f == topic or "+" in f or "#" in f]
+
+
+class _Broadcasts(asyncio.Queue):
+    """amqtt's queue of messages to deliver, telling its subscriptions (_Copied) the topic of
+    each message taken: amqtt loops over them right after, without an await between."""
+
+    def __init__(self, subscriptions):
+        asyncio.Queue.__init__(self)
+        self.subscriptions = subscriptions
+
+    async def get(self):
+        message = await asyncio.Queue.get(self)
+        self.subscriptions.topic = message.get("topic")
+        return message
 
 
 class PacketTooLong(AMQTTError):
@@ -179,11 +205,13 @@ class HallBroker(Broker):
     retained acknowledgement (and a hall of n boxes sent n of them at each connection), and its
     own twice when its previous session's subscription was still there (once at the CONNECT,
     once at its SUBSCRIBE); here only those of the filters the client's own session subscribes
-    to, and may (`allowed`). Its subscriptions are looped over through a copy (_Copied)."""
+    to, and may (`allowed`). Its subscriptions are looped over through a copy (_Copied), a
+message only over the filters that may match its topic."""
 
     def __init__(self, *args, **kwargs):
         Broker.__init__(self, *args, **kwargs)
         self._subscriptions = _Copied(self._subscriptions)
+        self._broadcast_queue = _Broadcasts(self._subscriptions)
         self._waiting = {}   # connections without their CONNECT yet, oldest first
 
     async def stream_connected(self, reader, writer, listener_name):
