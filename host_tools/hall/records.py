@@ -11,8 +11,8 @@ line 1 (`over`: the count the hall acknowledged, docs/hall.md).
 
 Storing is a group commit (`Tables.store_all`): the lines of a batch are appended to their
 tables' files, then to the hall's commit log (`DIR/commit.log`, a line `BOX GAME SEQ TEXT`
-each), and the log alone is fsynced: one fsync a batch however many tables it touched (a new
-game's file, and a copy set aside, are fsynced with their folder at once, as before). What it
+each), and the log alone is fsynced: one fsync a batch however many tables it touched (only a
+copy set aside is fsynced with its folder at once: the log cannot bring a rename back). What it
 returns STORED is on disk all the same: in the log if not yet in its table's file. At a
 checkpoint (the log past CHECKPOINT_BYTES) every file written since the last one is fsynced and
 the log emptied. When `Tables` opens the folder it plays the log into the files first
