@@ -172,14 +172,19 @@ def _check(game, seq, line, before):
         raise Refused("line %d of game %s: %s" % (seq, game, exc.message)) from None
 
 
+def _whole(data):
+    """The bytes of data up to its last newline: a torn last line (a write cut short) left out."""
+    return data[:data.rfind(b"\n") + 1]
+
+
 def _whole_lines(path):
-    """The whole lines of a table's file (a torn last line left out; [] when there is none)."""
+    """The whole lines of a table's file ([] when there is none)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         return []
-    return data[:data.rfind(b"\n") + 1].decode("utf-8", "replace").split("\n")[:-1]
+    return _whole(data).decode("utf-8", "replace").split("\n")[:-1]
 
 
 def _recover(folder, log_path):
@@ -195,7 +200,7 @@ def _recover(folder, log_path):
     except FileNotFoundError:
         return
     wanted, changed = {}, set()
-    for raw in data[:data.rfind(b"\n") + 1].split(b"\n")[:-1]:
+    for raw in _whole(data).split(b"\n")[:-1]:
         try:
             box, game, seq, line = raw.decode("utf-8").split(" ", 3)
             seq = int(seq)
@@ -228,13 +233,13 @@ def _repair(path):
     """The number of whole lines in the record at path, after cutting a torn last line."""
     with open(path, "rb") as f:
         data = f.read()
-    end = data.rfind(b"\n") + 1
-    if end != len(data):
+    whole = _whole(data)
+    if len(whole) != len(data):
         with open(path, "r+b") as f:
-            f.truncate(end)
+            f.truncate(len(whole))
             f.flush()
             os.fsync(f.fileno())
-    return data[:end].count(b"\n")
+    return whole.count(b"\n")
 
 
 def _sync(path):
